@@ -1,0 +1,321 @@
+// The device side of the probe: cuBLASLt fp16 GEMM, fp32 accumulation.
+
+#include "backends/cuda/matmul_probe.hpp"
+
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backends/cuda/cuda_status.hpp"
+#include "backends/cuda/fp16.hpp"
+#include "backends/cuda/reference_gemm.hpp"
+#include "backends/cuda/throughput.hpp"
+
+// Propagates an std::optional<Error> out of the enclosing function.
+#define VRAMSIM_TRY(expr)                                  \
+  do {                                                     \
+    if (auto vramsim_err_ = (expr)) return *vramsim_err_;  \
+  } while (0)
+
+namespace vramsim::gpu {
+
+namespace {
+
+using detail::describe;
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+// cuBLAS recommends 32 MiB of workspace on Hopper; the heuristic reports how
+// much of it the chosen algorithm needs and only that is allocated.
+constexpr std::uint64_t kMaxWorkspace = 32 * kMiB;
+constexpr std::uint64_t kSeedA = 0xA11, kSeedB = 0xB22;
+constexpr std::uint64_t kCheckSeedA = 0xC0A, kCheckSeedB = 0xC0B;
+
+std::string mib(std::size_t bytes) { return std::to_string((bytes + kMiB - 1) / kMiB) + " MiB"; }
+
+std::optional<Error> cuda_check(cudaError_t status, const std::string& what) {
+  if (status == cudaSuccess) return std::nullopt;
+  return Error{ErrorKind::CudaFailure, what + ": " + describe(status)};
+}
+
+std::optional<Error> lt_check(cublasStatus_t status, const std::string& what) {
+  if (status == CUBLAS_STATUS_SUCCESS) return std::nullopt;
+  return Error{ErrorKind::CudaFailure, what + ": " + cublasLtGetStatusName(status) + ": " +
+                                           cublasLtGetStatusString(status)};
+}
+
+struct AllocationTracker {
+  std::size_t current = 0;
+  std::size_t peak = 0;
+};
+
+// Plain cudaMalloc (never managed memory), counted so peak_alloc_mb is the
+// bytes this probe held at once.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { reset(); }
+
+  std::optional<Error> allocate(AllocationTracker& tracker, std::size_t bytes, const char* what) {
+    reset();
+    if (bytes == 0) return std::nullopt;
+    void* p = nullptr;
+    const cudaError_t status = cudaMalloc(&p, bytes);
+    if (status != cudaSuccess) {
+      (void)cudaGetLastError();
+      std::size_t free_bytes = 0;
+      std::size_t total_bytes = 0;
+      std::string note;
+      if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
+        note = " (" + mib(free_bytes) + " free of " + mib(total_bytes) + ")";
+      }
+      return Error{ErrorKind::CudaFailure,
+                   "cudaMalloc(" + mib(bytes) + ") for " + what + ": " + describe(status) + note};
+    }
+    ptr_ = p;
+    bytes_ = bytes;
+    tracker_ = &tracker;
+    tracker.current += bytes;
+    tracker.peak = std::max(tracker.peak, tracker.current);
+    return std::nullopt;
+  }
+
+  void reset() {
+    if (ptr_ == nullptr) return;
+    (void)cudaFree(ptr_);
+    tracker_->current -= bytes_;
+    ptr_ = nullptr;
+    bytes_ = 0;
+  }
+
+  void* get() const { return ptr_; }
+  std::uint16_t* half_data() const { return static_cast<std::uint16_t*>(ptr_); }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+  AllocationTracker* tracker_ = nullptr;
+};
+
+struct LtHandle {
+  cublasLtHandle_t handle = nullptr;
+  LtHandle() = default;
+  LtHandle(const LtHandle&) = delete;
+  LtHandle& operator=(const LtHandle&) = delete;
+  ~LtHandle() {
+    if (handle != nullptr) (void)cublasLtDestroy(handle);
+  }
+};
+
+struct Stream {
+  cudaStream_t stream = nullptr;
+  Stream() = default;
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream() {
+    if (stream != nullptr) (void)cudaStreamDestroy(stream);
+  }
+};
+
+struct Event {
+  cudaEvent_t event = nullptr;
+  Event() = default;
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  ~Event() {
+    if (event != nullptr) (void)cudaEventDestroy(event);
+  }
+};
+
+// Descriptors for C = A * B, all n x n fp16 column-major, fp32 compute and
+// scale. fp16 inputs with CUBLAS_COMPUTE_32F run on tensor cores; fp32
+// accumulation is what the CPU reference models.
+struct GemmPlan {
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t a = nullptr;
+  cublasLtMatrixLayout_t b = nullptr;
+  cublasLtMatrixLayout_t c = nullptr;
+  cublasLtMatmulPreference_t pref = nullptr;
+  cublasLtMatmulAlgo_t algo{};
+  std::size_t workspace = 0;
+
+  GemmPlan() = default;
+  GemmPlan(const GemmPlan&) = delete;
+  GemmPlan& operator=(const GemmPlan&) = delete;
+  ~GemmPlan() {
+    if (pref != nullptr) (void)cublasLtMatmulPreferenceDestroy(pref);
+    if (c != nullptr) (void)cublasLtMatrixLayoutDestroy(c);
+    if (b != nullptr) (void)cublasLtMatrixLayoutDestroy(b);
+    if (a != nullptr) (void)cublasLtMatrixLayoutDestroy(a);
+    if (desc != nullptr) (void)cublasLtMatmulDescDestroy(desc);
+  }
+};
+
+std::optional<Error> make_plan(cublasLtHandle_t handle, std::int64_t n, GemmPlan& plan) {
+  VRAMSIM_TRY(lt_check(cublasLtMatmulDescCreate(&plan.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+                       "cublasLtMatmulDescCreate"));
+  const cublasOperation_t op = CUBLAS_OP_N;
+  VRAMSIM_TRY(lt_check(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSA, &op, sizeof op),
+                       "cublasLtMatmulDescSetAttribute(TRANSA)"));
+  VRAMSIM_TRY(lt_check(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &op, sizeof op),
+                       "cublasLtMatmulDescSetAttribute(TRANSB)"));
+  const auto rows = static_cast<std::uint64_t>(n);
+  VRAMSIM_TRY(lt_check(cublasLtMatrixLayoutCreate(&plan.a, CUDA_R_16F, rows, rows, n), "layout A"));
+  VRAMSIM_TRY(lt_check(cublasLtMatrixLayoutCreate(&plan.b, CUDA_R_16F, rows, rows, n), "layout B"));
+  VRAMSIM_TRY(lt_check(cublasLtMatrixLayoutCreate(&plan.c, CUDA_R_16F, rows, rows, n), "layout C"));
+  VRAMSIM_TRY(lt_check(cublasLtMatmulPreferenceCreate(&plan.pref), "cublasLtMatmulPreferenceCreate"));
+  const std::uint64_t max_workspace = kMaxWorkspace;
+  VRAMSIM_TRY(lt_check(cublasLtMatmulPreferenceSetAttribute(plan.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                            &max_workspace, sizeof max_workspace),
+                       "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)"));
+  cublasLtMatmulHeuristicResult_t result{};
+  int found = 0;
+  VRAMSIM_TRY(lt_check(cublasLtMatmulAlgoGetHeuristic(handle, plan.desc, plan.a, plan.b, plan.c, plan.c, plan.pref,
+                                                      1, &result, &found),
+                       "cublasLtMatmulAlgoGetHeuristic"));
+  if (found < 1 || result.state != CUBLAS_STATUS_SUCCESS) {
+    return Error{ErrorKind::CudaFailure,
+                 "cuBLASLt offers no fp16 GEMM algorithm for n=" + std::to_string(n)};
+  }
+  plan.algo = result.algo;
+  plan.workspace = result.workspaceSize;
+  return std::nullopt;
+}
+
+std::optional<Error> gemm(cublasLtHandle_t handle, const GemmPlan& plan, const DeviceBuffer& a,
+                          const DeviceBuffer& b, const DeviceBuffer& c, const DeviceBuffer& workspace,
+                          cudaStream_t stream) {
+  const float alpha = 1.0f;
+  const float beta = 0.0f;
+  return lt_check(cublasLtMatmul(handle, plan.desc, &alpha, a.get(), plan.a, b.get(), plan.b, &beta, c.get(),
+                                 plan.c, c.get(), plan.c, &plan.algo, workspace.get(), plan.workspace, stream),
+                  "cublasLtMatmul");
+}
+
+// Fills on the host in bounded chunks and copies, so host memory stays small
+// even for n = 16384 (512 MiB per matrix).
+std::optional<Error> upload_inputs(const DeviceBuffer& dst, std::size_t elements, std::uint64_t seed) {
+  constexpr std::size_t kChunk = std::size_t{1} << 23;
+  std::vector<std::uint16_t> host(std::min(elements, kChunk));
+  for (std::size_t offset = 0; offset < elements; offset += host.size()) {
+    const std::size_t count = std::min(host.size(), elements - offset);
+    fill_fp16(std::span(host.data(), count), seed, offset);
+    VRAMSIM_TRY(cuda_check(cudaMemcpy(dst.half_data() + offset, host.data(), count * sizeof(std::uint16_t),
+                                      cudaMemcpyHostToDevice),
+                           "cudaMemcpy (inputs)"));
+  }
+  return std::nullopt;
+}
+
+std::optional<Error> check_correctness(cublasLtHandle_t handle, cudaStream_t stream, AllocationTracker& tracker,
+                                       std::int64_t n) {
+  GemmPlan plan;
+  VRAMSIM_TRY(make_plan(handle, n, plan));
+  const auto elements = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+  const std::size_t bytes = elements * sizeof(std::uint16_t);
+  DeviceBuffer a, b, c, workspace;
+  VRAMSIM_TRY(a.allocate(tracker, bytes, "check matrix A"));
+  VRAMSIM_TRY(b.allocate(tracker, bytes, "check matrix B"));
+  VRAMSIM_TRY(c.allocate(tracker, bytes, "check matrix C"));
+  VRAMSIM_TRY(workspace.allocate(tracker, plan.workspace, "cuBLASLt workspace"));
+  VRAMSIM_TRY(upload_inputs(a, elements, kCheckSeedA));
+  VRAMSIM_TRY(upload_inputs(b, elements, kCheckSeedB));
+  VRAMSIM_TRY(cuda_check(cudaMemsetAsync(c.get(), 0, bytes, stream), "cudaMemsetAsync (check C)"));
+  VRAMSIM_TRY(gemm(handle, plan, a, b, c, workspace, stream));
+  VRAMSIM_TRY(cuda_check(cudaStreamSynchronize(stream), "check GEMM"));
+
+  std::vector<std::uint16_t> device_c(elements);
+  VRAMSIM_TRY(cuda_check(cudaMemcpy(device_c.data(), c.get(), bytes, cudaMemcpyDeviceToHost),
+                         "cudaMemcpy (check result)"));
+  std::vector<std::uint16_t> host_a(elements), host_b(elements);
+  fill_fp16(host_a, kCheckSeedA);
+  fill_fp16(host_b, kCheckSeedB);
+  const auto reference = reference_gemm_fp16(n, host_a, host_b);
+  std::vector<float> result(elements);
+  std::transform(device_c.begin(), device_c.end(), result.begin(), half_to_float);
+  const auto check = check_tolerance(result, reference, n);
+  if (!check.ok) return Error{ErrorKind::CorrectnessFailed, check.message};
+  return std::nullopt;
+}
+
+}  // namespace
+
+Expected<ProbeReport> run_matmul_probe(const ProbeOptions& options) {
+  if (auto err = validate(options)) return *err;
+  const auto count = detail::visible_device_count();
+  if (!count) return count.error();
+
+  VRAMSIM_TRY(cuda_check(cudaSetDevice(0), "cudaSetDevice(0)"));
+  cudaDeviceProp prop{};
+  VRAMSIM_TRY(cuda_check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties(0)"));
+
+  LtHandle lt;
+  VRAMSIM_TRY(lt_check(cublasLtCreate(&lt.handle), "cublasLtCreate"));
+  Stream stream;
+  VRAMSIM_TRY(cuda_check(cudaStreamCreate(&stream.stream), "cudaStreamCreate"));
+  AllocationTracker tracker;
+
+  VRAMSIM_TRY(check_correctness(lt.handle, stream.stream, tracker, options.check_n));
+
+  const std::int64_t n = options.n;
+  GemmPlan plan;
+  VRAMSIM_TRY(make_plan(lt.handle, n, plan));
+  const auto elements = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+  const std::size_t bytes = elements * sizeof(std::uint16_t);
+  const std::size_t needed = 3 * bytes + plan.workspace;
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess && needed > free_bytes) {
+    return Error{ErrorKind::CudaFailure, "n=" + std::to_string(n) + " needs " + mib(needed) +
+                                             " of device memory, " + mib(free_bytes) + " free"};
+  }
+  (void)cudaGetLastError();
+
+  DeviceBuffer a, b, c, workspace;
+  VRAMSIM_TRY(a.allocate(tracker, bytes, "matrix A"));
+  VRAMSIM_TRY(b.allocate(tracker, bytes, "matrix B"));
+  VRAMSIM_TRY(c.allocate(tracker, bytes, "matrix C"));
+  VRAMSIM_TRY(workspace.allocate(tracker, plan.workspace, "cuBLASLt workspace"));
+  VRAMSIM_TRY(upload_inputs(a, elements, kSeedA));
+  VRAMSIM_TRY(upload_inputs(b, elements, kSeedB));
+  VRAMSIM_TRY(cuda_check(cudaMemsetAsync(c.get(), 0, bytes, stream.stream), "cudaMemsetAsync (C)"));
+
+  for (int i = 0; i < options.warmup; ++i) {
+    VRAMSIM_TRY(gemm(lt.handle, plan, a, b, c, workspace, stream.stream));
+  }
+  Event start, stop;
+  VRAMSIM_TRY(cuda_check(cudaEventCreate(&start.event), "cudaEventCreate"));
+  VRAMSIM_TRY(cuda_check(cudaEventCreate(&stop.event), "cudaEventCreate"));
+  VRAMSIM_TRY(cuda_check(cudaEventRecord(start.event, stream.stream), "cudaEventRecord"));
+  for (int i = 0; i < options.iterations; ++i) {
+    VRAMSIM_TRY(gemm(lt.handle, plan, a, b, c, workspace, stream.stream));
+  }
+  VRAMSIM_TRY(cuda_check(cudaEventRecord(stop.event, stream.stream), "cudaEventRecord"));
+  VRAMSIM_TRY(cuda_check(cudaEventSynchronize(stop.event), "timed GEMMs"));
+  float elapsed_ms = 0.0f;
+  VRAMSIM_TRY(cuda_check(cudaEventElapsedTime(&elapsed_ms, start.event, stop.event), "cudaEventElapsedTime"));
+  VRAMSIM_TRY(cuda_check(cudaGetLastError(), "timed GEMMs"));
+  if (!(elapsed_ms > 0.0f)) {
+    return Error{ErrorKind::CudaFailure, "CUDA events measured a non-positive time"};
+  }
+
+  ProbeReport report;
+  report.gpu = prop.name;
+  report.gpu_total_mb = static_cast<std::int64_t>(prop.totalGlobalMem / kMiB);
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  report.visible_devices = visible != nullptr ? visible : "";
+  report.matmul_tflops = matmul_tflops(n, options.iterations, static_cast<double>(elapsed_ms) / 1e3);
+  report.peak_alloc_mb = static_cast<std::int64_t>((tracker.peak + kMiB - 1) / kMiB);
+  report.n = n;
+  report.iterations = options.iterations;
+  return report;
+}
+
+}  // namespace vramsim::gpu

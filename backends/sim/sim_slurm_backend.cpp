@@ -1,0 +1,216 @@
+#include "backends/sim/sim_slurm_backend.hpp"
+
+#include <algorithm>
+
+namespace vramsim {
+
+SimSlurmBackend::SimSlurmBackend(Executor& exec, RandomStreams& rng, TraceRecorder& trace,
+                                 SimSlurmConfig cfg,
+                                 std::shared_ptr<const AdvertisementPolicy> advertisement)
+    : exec_(exec), rng_(rng), trace_(trace), cfg_(std::move(cfg)), advertisement_(std::move(advertisement)) {
+  int n = 0;
+  for (const auto& t : cfg_.nodes)
+    for (int i = 0; i < t.count; ++i) hosts_.push_back(Host{t, cfg_.ip_prefix + std::to_string(++n), ""});
+}
+
+bool SimSlurmBackend::fits(const PartitionNodeType& t, const WorkerJobSize& size) {
+  return t.gpus >= size.gpus && t.cpus >= size.cpus &&
+         t.memory_gb >= static_cast<std::int64_t>(size.mem_per_cpu_gb) * size.cpus;
+}
+
+SimJob& SimSlurmBackend::create_job(const WorkerJobSize& size, Duration queue_wait, bool warm) {
+  const std::string id = std::to_string(next_id_++);
+  SimJob job;
+  job.id = id;
+  job.size = size;
+  job.submitted = exec_.now();
+  Json fields = {{"job", id}, {"gpus", size.gpus}, {"cpus", size.cpus},
+                 {"mem_per_cpu_gb", size.mem_per_cpu_gb}, {"time_limit", format_slurm_time(size.time_limit)},
+                 {"queue_wait_us", queue_wait}};
+  if (warm) fields["warm"] = true;
+  trace_.record(exec_.now(), "job_submitted", std::move(fields));
+  return jobs_.emplace(id, std::move(job)).first->second;
+}
+
+std::optional<std::string> SimSlurmBackend::submit_worker(const WorkerJobSize& size, std::string* error) {
+  // sbatch refuses a job no node of the partition could ever run.
+  const bool feasible = std::any_of(hosts_.begin(), hosts_.end(), [&](const Host& h) { return fits(h.type, size); });
+  if (!feasible) {
+    std::string msg = "sbatch: error: Batch job submission failed: Requested node configuration is not available";
+    if (error) *error = msg;
+    trace_.record(exec_.now(), "job_rejected",
+                  {{"gpus", size.gpus}, {"cpus", size.cpus}, {"mem_per_cpu_gb", size.mem_per_cpu_gb}, {"error", msg}});
+    return std::nullopt;
+  }
+  const Duration wait = cfg_.queue_wait.sample(rng_.stream("slurm.queue_wait"));
+  SimJob& job = create_job(size, wait, false);
+  const std::string id = job.id;
+  queue_.push_back(id);
+  job.pending_timer = exec_.after(wait, [this, id] {
+    SimJob& j = jobs_.at(id);
+    j.pending_timer = 0;
+    j.eligible = true;
+    schedule();
+  });
+  return id;
+}
+
+void SimSlurmBackend::schedule() {
+  // FCFS: the head of the queue blocks the rest while it cannot start.
+  while (!queue_.empty()) {
+    SimJob& j = jobs_.at(queue_.front());
+    if (!j.eligible) return;
+    int host = -1;
+    for (std::size_t h = 0; h < hosts_.size() && host < 0; ++h)
+      if (hosts_[h].job.empty() && fits(hosts_[h].type, j.size)) host = static_cast<int>(h);
+    if (host < 0) return;
+    queue_.erase(queue_.begin());
+    start(j, host);
+  }
+}
+
+void SimSlurmBackend::start(SimJob& j, int host) {
+  j.life.move(JobState::Running);
+  j.started = exec_.now();
+  j.host = host;
+  hosts_[host].job = j.id;
+  trace_.record(exec_.now(), "job_started", {{"job", j.id}, {"host", hosts_[host].ip}});
+  const std::string id = j.id;
+  j.limit_timer = exec_.after(j.size.time_limit, [this, id] {
+    SimJob& jj = jobs_.at(id);
+    jj.limit_timer = 0;
+    end(jj, JobState::Timeout, "time limit reached");
+  });
+  const Duration boot = cfg_.node_boot.sample(rng_.stream("slurm.node_boot"));
+  j.pending_timer = exec_.after(boot, [this, id] { boot_done(id); });
+}
+
+NodeGpuFacts SimSlurmBackend::facts_for(const SimJob& j) const {
+  const auto& t = hosts_[j.host].type;
+  NodeGpuFacts f;
+  f.gpus = j.size.gpus;
+  f.nvidia_smi_present = t.nvidia_smi_present;
+  f.nvidia_smi_fails = t.nvidia_smi_fails;
+  f.mig_enabled = t.mig_enabled;
+  f.memory_total_mb.assign(static_cast<std::size_t>(j.size.gpus), t.gpu_memory_mb);
+  return f;
+}
+
+void SimSlurmBackend::boot_done(const std::string& id, bool warm) {
+  SimJob& j = jobs_.at(id);
+  j.pending_timer = 0;
+  const auto facts = facts_for(j);
+  Advertisement ad = advertisement_->advertise(id, facts);
+  trace_.record(exec_.now(), "node_advertised",
+                {{"job", id}, {"gpus", facts.gpus}, {"resources", ad.resources.to_json()},
+                 {"notice", ad.notice}});
+  if (warm) {
+    register_node(id, ad);
+    return;
+  }
+  const Duration reg = cfg_.registration.sample(rng_.stream("slurm.registration"));
+  j.pending_timer = exec_.after(reg, [this, id, ad] {
+    jobs_.at(id).pending_timer = 0;
+    register_node(id, ad);
+  });
+}
+
+void SimSlurmBackend::register_node(const std::string& id, const Advertisement& ad) {
+  SimJob& j = jobs_.at(id);
+  j.registered = true;
+  const Host& h = hosts_[j.host];
+  NodeSpec spec;
+  spec.ip = h.ip;
+  spec.slurm_job_id = id;
+  spec.resources = ad.resources;
+  spec.resources.set(kCPU, j.size.cpus);
+  if (j.size.gpus > 0) spec.resources.set(kGPU, j.size.gpus);
+  spec.resources.set(kMemory, static_cast<double>(j.size.mem_per_cpu_gb) * j.size.cpus * kGiB);
+  for (int g = 0; g < j.size.gpus; ++g)
+    spec.devices.push_back(GpuDevice{g, h.type.gpu_model, h.type.gpu_memory_mb, 0, 0, std::nullopt, 0});
+  spec.accelerator_type = j.size.gpus > 0 ? h.type.accelerator_type : "";
+  if (listener_) listener_->node_registered(std::move(spec));
+}
+
+void SimSlurmBackend::end(SimJob& j, JobState final_state, const std::string& reason) {
+  if (is_terminal(j.life.state())) return;
+  if (j.pending_timer) exec_.cancel(j.pending_timer);
+  if (j.limit_timer) exec_.cancel(j.limit_timer);
+  j.pending_timer = j.limit_timer = 0;
+  queue_.erase(std::remove(queue_.begin(), queue_.end(), j.id), queue_.end());
+  const bool had_node = j.registered;
+  j.life.move(final_state);
+  j.ended = exec_.now();
+  j.registered = false;
+  if (j.host >= 0) hosts_[j.host].job.clear();
+  trace_.record(exec_.now(), "job_ended", {{"job", j.id}, {"state", name(final_state)}, {"reason", reason}});
+  if (had_node && listener_) listener_->node_lost(j.id, reason);
+  schedule();
+}
+
+void SimSlurmBackend::cancel_jobs(const std::vector<std::string>& ids) {
+  for (const auto& id : ids) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end() || is_terminal(it->second.life.state())) continue;
+    SimJob& j = it->second;
+    trace_.record(exec_.now(), "job_cancel_requested", {{"job", id}});
+    if (j.life.state() == JobState::Pending) {
+      end(j, JobState::Cancelled, "scancel");
+      continue;
+    }
+    if (j.life.state() == JobState::Completing) continue;
+    // The processes die at once; the job lingers in squeue while it completes.
+    j.life.move(JobState::Completing);
+    if (j.pending_timer) exec_.cancel(j.pending_timer);
+    j.pending_timer = 0;
+    if (j.registered && listener_) {
+      j.registered = false;
+      listener_->node_lost(id, "scancel");
+    }
+    const Duration d = cfg_.cancel_latency.sample(rng_.stream("slurm.cancel"));
+    exec_.after(d, [this, id] { end(jobs_.at(id), JobState::Cancelled, "scancel"); });
+  }
+}
+
+std::vector<JobInfo> SimSlurmBackend::list_jobs() const {
+  std::vector<JobInfo> out;
+  for (const auto& [id, j] : jobs_)
+    if (!is_terminal(j.life.state())) out.push_back(JobInfo{id, "ray_worker", j.life.state()});
+  return out;
+}
+
+void SimSlurmBackend::stop_node(const std::string& id) {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end() || !it->second.registered) return;
+  const Duration d = cfg_.ray_stop.sample(rng_.stream("slurm.ray_stop"));
+  trace_.record(exec_.now(), "node_stop_requested", {{"job", id}});
+  exec_.after(d, [this, id] {
+    SimJob& j = jobs_.at(id);
+    if (!j.registered || j.life.state() != JobState::Running) return;
+    // `ray start --block` returns and the node leaves; the batch script then
+    // exits on its own unless the job is cancelled first.
+    j.registered = false;
+    if (listener_) listener_->node_lost(id, "ray stop");
+    const Duration exit = cfg_.job_exit_after_stop.sample(rng_.stream("slurm.job_exit"));
+    j.pending_timer = exec_.after(exit, [this, id] {
+      SimJob& jj = jobs_.at(id);
+      jj.pending_timer = 0;
+      end(jj, JobState::Completed, "batch script exited after ray stop");
+    });
+  });
+}
+
+std::string SimSlurmBackend::start_warm_worker(const WorkerJobSize& size) {
+  int host = -1;
+  for (std::size_t h = 0; h < hosts_.size() && host < 0; ++h)
+    if (hosts_[h].job.empty() && fits(hosts_[h].type, size)) host = static_cast<int>(h);
+  if (host < 0) throw std::invalid_argument("no free partition node fits a warm worker");
+  SimJob& j = create_job(size, 0, true);
+  start(j, host);
+  if (j.pending_timer) exec_.cancel(j.pending_timer);
+  j.pending_timer = 0;
+  boot_done(j.id, true);
+  return j.id;
+}
+
+}  // namespace vramsim

@@ -1,0 +1,103 @@
+#pragma once
+// A simulated SLURM partition: worker jobs queue (FCFS over the partition's
+// nodes), start, boot a node, run the sbatch script's advertisement step on
+// the node's GPU facts, and register with the head. Jobs end CANCELLED
+// (scancel), COMPLETED (the node was stopped) or TIMEOUT (time limit).
+// Every transition is traced; every latency is a seeded draw.
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/cluster_backend.hpp"
+#include "engine/executor.hpp"
+#include "engine/lifecycle.hpp"
+#include "engine/random.hpp"
+#include "engine/trace.hpp"
+#include "models/advertisement.hpp"
+#include "models/latency.hpp"
+
+namespace vramsim {
+
+struct PartitionNodeType {
+  int count = 1;
+  int cpus = 8;
+  std::int64_t memory_gb = 128;
+  int gpus = 1;
+  std::string gpu_model = "NVIDIA A100-SXM4-40GB";
+  std::string accelerator_type = "A100";
+  std::int64_t gpu_memory_mb = 40960;  // nvidia-smi memory.total per GPU
+  bool nvidia_smi_present = true;
+  bool nvidia_smi_fails = false;
+  bool mig_enabled = false;
+};
+
+struct SimSlurmConfig {
+  std::vector<PartitionNodeType> nodes;
+  LatencyModel queue_wait = LatencyModel::fixed(5 * kSecond);
+  LatencyModel node_boot = LatencyModel::fixed(20 * kSecond);
+  LatencyModel registration = LatencyModel::fixed(5 * kSecond);
+  LatencyModel ray_stop = LatencyModel::fixed(5 * kSecond);       // stop -> node leaves
+  LatencyModel cancel_latency = LatencyModel::fixed(1 * kSecond); // scancel -> job leaves squeue
+  // After the node left, the batch script (container teardown) still runs
+  // this long before the job completes on its own; scancel usually wins.
+  LatencyModel job_exit_after_stop = LatencyModel::fixed(60 * kSecond);
+  std::string ip_prefix = "10.0.0.";
+};
+
+struct SimJob {
+  std::string id;
+  WorkerJobSize size;
+  Lifecycle<JobState> life{JobState::Pending, &kJobTransitions};
+  SimTime submitted = 0;
+  std::optional<SimTime> started, ended;
+  int host = -1;               // partition node index
+  bool registered = false;
+  bool eligible = false;       // its queue wait has elapsed
+  TimerId pending_timer = 0;   // boot/registration/time-limit steps
+  TimerId limit_timer = 0;
+};
+
+class SimSlurmBackend final : public ClusterBackend {
+ public:
+  SimSlurmBackend(Executor& exec, RandomStreams& rng, TraceRecorder& trace, SimSlurmConfig cfg,
+                  std::shared_ptr<const AdvertisementPolicy> advertisement);
+
+  std::optional<std::string> submit_worker(const WorkerJobSize& size, std::string* error) override;
+  void cancel_jobs(const std::vector<std::string>& job_ids) override;
+  std::vector<JobInfo> list_jobs() const override;
+  void stop_node(const std::string& job_id) override;
+
+  // Starts a job already running and registered at t=0 (a warm cluster).
+  std::string start_warm_worker(const WorkerJobSize& size);
+  const std::map<std::string, SimJob>& jobs() const { return jobs_; }
+  const SimSlurmConfig& config() const { return cfg_; }
+
+ private:
+  struct Host {
+    PartitionNodeType type;
+    std::string ip;
+    std::string job;  // running job id, empty when free
+  };
+  void schedule();
+  SimJob& create_job(const WorkerJobSize& size, Duration queue_wait, bool warm);
+  static bool fits(const PartitionNodeType& t, const WorkerJobSize& size);
+  void start(SimJob& job, int host);
+  void boot_done(const std::string& id, bool warm = false);
+  void register_node(const std::string& id, const Advertisement& ad);
+  void end(SimJob& job, JobState final_state, const std::string& reason);
+  NodeGpuFacts facts_for(const SimJob& job) const;
+
+  Executor& exec_;
+  RandomStreams& rng_;
+  TraceRecorder& trace_;
+  SimSlurmConfig cfg_;
+  std::shared_ptr<const AdvertisementPolicy> advertisement_;
+  std::vector<Host> hosts_;
+  std::map<std::string, SimJob> jobs_;
+  std::vector<std::string> queue_;  // pending job ids, submit order
+  long next_id_ = 1000;
+};
+
+}  // namespace vramsim

@@ -1,0 +1,537 @@
+#include "control/control_plane.hpp"
+
+#include <algorithm>
+
+namespace vramsim {
+
+ControlPlane::ControlPlane(Executor& exec, ClusterBackend& backend, ClusterState& cluster,
+                           TraceRecorder& trace, RandomStreams& rng, PolicySet policies, ControlConfig cfg)
+    : exec_(exec), backend_(backend), cluster_(cluster), trace_(trace), rng_(rng),
+      policies_(std::move(policies)), cfg_(std::move(cfg)) {
+  backend_.set_listener(this);
+}
+
+void ControlPlane::start() {
+  if (cfg_.slurm_mode) monitor_ = exec_.every(cfg_.monitor_tick, [this] { tick(); });
+  sampler_ = exec_.every(cfg_.memory_sample_period, [this] { sample_memory(); }, 0);
+}
+
+const AppRecord* ControlPlane::app(const std::string& id) const {
+  auto it = apps_.find(id);
+  return it == apps_.end() ? nullptr : &it->second;
+}
+
+// ---------------------------------------------------------------- apps manager
+
+void ControlPlane::deploy(const AppSpec& spec) {
+  if (exited_) {
+    trace_.record(exec_.now(), "deploy_ignored", {{"app", spec.id}, {"reason", "worker shut down"}});
+    return;
+  }
+  auto [it, fresh] = apps_.try_emplace(spec.id);
+  AppRecord& app = it->second;
+  if (!fresh) {
+    // A redeploy replaces the replicas once admitted; drop the old ones now.
+    for (auto& r : app.replicas) {
+      cluster_.withdraw(r.demand);
+      replica_of_.erase(r.demand);
+    }
+    app.replicas.clear();
+    app.running_at.reset();
+  }
+  app.spec = spec;
+  app.requested_at = exec_.now();
+  app.admitted.reset();
+  app.message.clear();
+  trace_.record(exec_.now(), "deploy_requested",
+                {{"app", spec.id}, {"gpu_memory_mb", spec.gpu_memory_mb ? Json(*spec.gpu_memory_mb) : Json()},
+                 {"replicas", spec.replicas}, {"cpus", spec.cpus}});
+  deploy_queue_.push_back(spec.id);
+  next_deploy();
+}
+
+void ControlPlane::next_deploy() {
+  if (deploy_lock_ || deploy_queue_.empty() || exited_) return;
+  deploy_lock_ = true;  // deploys are serialised, as under the real lock
+  const std::string id = deploy_queue_.front();
+  deploy_queue_.pop_front();
+  // The introspection task goes out before the resource check: its pending
+  // demand is what lets a cold cluster scale up before admission runs.
+  DemandId task = cluster_.submit(DemandKind::Task, id, "introspection " + id, cfg_.introspection_request,
+                                  exec_.now());
+  trace_.record(exec_.now(), "introspection_submitted",
+                {{"app", id}, {"resources", cfg_.introspection_request.to_json()}});
+  place_pending();
+  exec_.after(cfg_.introspection_duration, [this, id, task] { finish_introspection(id, task); });
+}
+
+ClusterGpuView ControlPlane::gpu_view() const {
+  ClusterGpuView v;
+  v.elastic = cfg_.slurm_mode;
+  for (const Node* n : cluster_.alive_nodes()) {
+    if (n->total().has(kVramMB)) v.vram_advertised = true;
+    for (const auto& d : n->devices())
+      if (!v.min_gpu_total_mb || d.total_vram_mb < *v.min_gpu_total_mb) v.min_gpu_total_mb = d.total_vram_mb;
+  }
+  return v;
+}
+
+AdmissionSnapshot ControlPlane::admission_snapshot() const {
+  AdmissionSnapshot s;
+  s.slurm_mode = cfg_.slurm_mode;
+  s.max_workers = cfg_.autoscaler.max_workers;
+  s.defaults = cfg_.autoscaler.defaults;
+  for (const Node* n : cluster_.alive_nodes())
+    s.nodes.push_back(NodeHeadroom{n->id, n->spec.head, n->available.get(kCPU), n->available.get(kGPU),
+                                   n->available.get(kMemory)});
+  if (cfg_.slurm_mode) {
+    for (const auto& j : backend_.list_jobs()) {
+      ++s.worker_jobs;
+      if (!cluster_.node_for_job(j.id)) ++s.unregistered_jobs;
+    }
+  }
+  return s;
+}
+
+void ControlPlane::finish_introspection(const std::string& id, DemandId task) {
+  cluster_.withdraw(task);
+  deploy_lock_ = false;
+  if (exited_) return;
+  AppRecord& app = apps_.at(id);
+  const auto view = gpu_view();
+  app.sizing = policies_.sizing->size({id, app.spec.gpu_memory_mb, app.spec.disable_gpu}, view);
+  trace_.record(exec_.now(), "sizing",
+                {{"app", id}, {"branch", app.sizing.branch}, {"num_gpus", app.sizing.num_gpus},
+                 {"vram_mb", app.sizing.vram_mb ? Json(*app.sizing.vram_mb) : Json()},
+                 {"vram_advertised", view.vram_advertised},
+                 {"min_gpu_total_mb", view.min_gpu_total_mb ? Json(*view.min_gpu_total_mb) : Json()},
+                 {"warning", app.sizing.warning}, {"error", app.sizing.error}});
+  if (!app.sizing.ok()) {
+    app.admitted = false;
+    app.message = app.sizing.error;
+    set_app_state(app, AppState::DeployFailed, app.sizing.error);
+    next_deploy();
+    return;
+  }
+  AppDemand demand{id, app.spec.cpus * app.spec.replicas,
+                   policies_.sizing->sum_num_gpus({{app.sizing.num_gpus, app.spec.replicas}}),
+                   static_cast<double>(app.spec.memory_bytes) * app.spec.replicas};
+  const auto snap = admission_snapshot();
+  const auto decision = policies_.admission->check(demand, snap);
+  app.admitted = decision.admitted;
+  app.admission_reason = decision.reason;
+  app.message = decision.message;
+  trace_.record(exec_.now(), "admission",
+                {{"app", id}, {"admitted", decision.admitted}, {"reason", decision.reason},
+                 {"requested", {{"cpus", demand.cpus}, {"gpus", demand.gpus}, {"memory", demand.memory}}},
+                 {"worker_jobs", snap.worker_jobs}, {"unregistered_jobs", snap.unregistered_jobs},
+                 {"max_workers", snap.max_workers}, {"message", decision.message}});
+  if (!decision.admitted) {
+    set_app_state(app, AppState::DeployFailed, decision.message);
+    next_deploy();
+    return;
+  }
+  ResourceSet req;
+  req.set(kCPU, app.spec.cpus);
+  if (app.sizing.num_gpus > 0) req.set(kGPU, app.sizing.num_gpus);
+  if (app.spec.memory_bytes > 0) req.set(kMemory, static_cast<double>(app.spec.memory_bytes));
+  if (app.sizing.vram_mb) req.set(kVramMB, static_cast<double>(*app.sizing.vram_mb));
+  app.replica_request = req;
+  set_app_state(app, AppState::Deploying, "admitted: " + decision.reason);
+  for (int i = 0; i < app.spec.replicas; ++i) {
+    ReplicaRecord r;
+    r.demand = cluster_.submit(DemandKind::Actor, id, id + "#" + std::to_string(i), req, exec_.now());
+    replica_of_[r.demand] = {id, app.replicas.size()};
+    app.replicas.push_back(std::move(r));
+  }
+  trace_.record(exec_.now(), "replicas_submitted",
+                {{"app", id}, {"replicas", app.spec.replicas}, {"resources", req.to_json()}});
+  place_pending();
+  next_deploy();
+}
+
+void ControlPlane::set_app_state(AppRecord& app, AppState s, const std::string& reason) {
+  if (app.life.state() == s) return;
+  const char* from = name(app.life.state());
+  app.life.move(s);
+  if (s == AppState::Running && !app.running_at) app.running_at = exec_.now();
+  trace_.record(exec_.now(), "app_state",
+                {{"app", app.spec.id}, {"from", from}, {"to", name(s)}, {"reason", reason}});
+}
+
+void ControlPlane::update_app_state(AppRecord& app, const std::string& reason) {
+  const auto s = app.life.state();
+  if (s != AppState::Deploying && s != AppState::Unhealthy) return;
+  const bool all_running = std::all_of(app.replicas.begin(), app.replicas.end(), [](const ReplicaRecord& r) {
+    return r.life.state() == ReplicaState::Running;
+  });
+  if (all_running && !app.replicas.empty()) set_app_state(app, AppState::Running, reason);
+}
+
+void ControlPlane::place_pending() {
+  for (const Placement& p : cluster_.schedule_pending()) {
+    auto it = replica_of_.find(p.demand);
+    if (it == replica_of_.end()) {
+      const Demand* d = cluster_.demand(p.demand);
+      trace_.record(exec_.now(), "task_placed", {{"label", d ? d->label : ""}, {"node", p.node}});
+      continue;
+    }
+    AppRecord& app = apps_.at(it->second.first);
+    replica_placed(app, app.replicas[it->second.second], p);
+  }
+}
+
+void ControlPlane::replica_placed(AppRecord& app, ReplicaRecord& r, const Placement& p) {
+  r.life.move(ReplicaState::Starting);
+  r.node = p.node;
+  r.device = p.devices.empty() ? -1 : p.devices.front();
+  const Node* n = cluster_.node(p.node);
+  Json devices = Json::array();
+  for (int d : p.devices) devices.push_back(d);
+  Json ev = {{"app", app.spec.id}, {"replica", cluster_.demand(p.demand)->label}, {"node", p.node},
+             {"job", n->spec.slurm_job_id}, {"devices", devices},
+             {"num_gpus", to_double(p.booked.get_amount(kGPU))}, {"vram_mb", p.vram_mb},
+             {"node_vram_available_mb", static_cast<std::int64_t>(n->available.get(kVramMB))}};
+  if (p.vram_device >= 0) {
+    const auto& dev = n->devices()[p.vram_device];
+    ev["device_vram_booked_mb"] = dev.vram_booked_mb;
+    ev["device_vram_total_mb"] = dev.total_vram_mb;
+    ev["device_overbooked"] = p.device_overbooked;
+  }
+  trace_.record(exec_.now(), "replica_placed", ev);
+  if (p.device_overbooked)
+    trace_.record(exec_.now(), "device_vram_overbooked",
+                  {{"node", p.node}, {"device", p.vram_device}, {"app", app.spec.id},
+                   {"booked_mb", n->devices()[p.vram_device].vram_booked_mb},
+                   {"total_mb", n->devices()[p.vram_device].total_vram_mb}});
+  Duration delay = 0;
+  const auto key = std::make_pair(p.node, app.spec.id);
+  if (!runtime_env_ready_.count(key)) {
+    delay += cfg_.runtime_env_install.sample(rng_.stream("replica.runtime_env"));
+    runtime_env_ready_.insert(key);
+  }
+  delay += cfg_.replica_init.sample(rng_.stream("replica.init"));
+  const DemandId demand = p.demand;
+  const std::string app_id = app.spec.id;
+  exec_.after(delay, [this, demand, app_id] {
+    auto it = replica_of_.find(demand);
+    if (it == replica_of_.end() || exited_) return;  // stopped or lost meanwhile
+    AppRecord& a = apps_.at(app_id);
+    ReplicaRecord& rr = a.replicas[it->second.second];
+    if (rr.life.state() != ReplicaState::Starting) return;
+    rr.life.move(ReplicaState::Running);
+    trace_.record(exec_.now(), "replica_running",
+                  {{"app", app_id}, {"replica", cluster_.demand(demand)->label}, {"node", rr.node}});
+    update_app_state(a, "all replicas running");
+  });
+}
+
+void ControlPlane::resubmit_replica(AppRecord& app, ReplicaRecord& r) {
+  const std::size_t index = replica_of_.at(r.demand).second;
+  replica_of_.erase(r.demand);
+  if (r.life.state() != ReplicaState::Stopped) r.life.move(ReplicaState::Stopped);
+  ReplicaRecord fresh;
+  fresh.demand = cluster_.submit(DemandKind::Actor, app.spec.id, app.spec.id + "#" + std::to_string(index),
+                                 app.replica_request, exec_.now());
+  replica_of_[fresh.demand] = {app.spec.id, index};
+  r = std::move(fresh);
+}
+
+void ControlPlane::stop_app(const std::string& id) {
+  auto it = apps_.find(id);
+  if (it == apps_.end()) {
+    trace_.record(exec_.now(), "stop_ignored", {{"app", id}, {"reason", "unknown app"}});
+    return;
+  }
+  AppRecord& app = it->second;
+  const auto s = app.life.state();
+  if (s == AppState::Deleted || s == AppState::NotStarted) return;
+  if (s == AppState::DeployFailed) {
+    set_app_state(app, AppState::Deleting, "stop_app");
+  } else {
+    set_app_state(app, AppState::Deleting, "stop_app");
+  }
+  for (auto& r : app.replicas) {
+    cluster_.withdraw(r.demand);
+    replica_of_.erase(r.demand);
+    if (r.life.state() != ReplicaState::Stopped) r.life.move(ReplicaState::Stopped);
+  }
+  set_app_state(app, AppState::Deleted, "replicas stopped");
+  place_pending();
+}
+
+void ControlPlane::delete_app(const std::string& id) {
+  stop_app(id);
+  if (apps_.count(id)) trace_.record(exec_.now(), "app_deleted", {{"app", id}});
+}
+
+// ---------------------------------------------------------- nodes from backend
+
+void ControlPlane::node_registered(NodeSpec spec) {
+  if (exited_) {
+    // The head is gone; the job keeps its allocation until its time limit.
+    trace_.record(exec_.now(), "node_unclaimed", {{"job", spec.slurm_job_id}, {"ip", spec.ip}});
+    return;
+  }
+  Json devices = Json::array();
+  for (const auto& d : spec.devices) devices.push_back({{"model", d.model}, {"total_vram_mb", d.total_vram_mb}});
+  const std::string job = spec.slurm_job_id, ip = spec.ip;
+  const Json resources = spec.resources.to_json();
+  NodeId id = cluster_.add_node(std::move(spec), exec_.now());
+  trace_.record(exec_.now(), "node_registered",
+                {{"node", id}, {"job", job}, {"ip", ip}, {"resources", resources}, {"devices", devices}});
+  place_pending();
+}
+
+void ControlPlane::node_lost(const std::string& job_id, const std::string& reason) {
+  const Node* n = cluster_.node_for_job(job_id);
+  if (!n) return;
+  const NodeId id = n->id;
+  auto lost = cluster_.remove_node(id);
+  trace_.record(exec_.now(), "node_lost", {{"node", id}, {"job", job_id}, {"reason", reason}});
+  for (const Demand& d : lost) {
+    auto it = replica_of_.find(d.id);
+    if (it == replica_of_.end()) continue;
+    AppRecord& app = apps_.at(it->second.first);
+    ReplicaRecord& r = app.replicas[it->second.second];
+    const bool was_running = r.life.state() == ReplicaState::Running;
+    resubmit_replica(app, r);
+    trace_.record(exec_.now(), "replica_lost", {{"app", app.spec.id}, {"node", id}});
+    if (was_running && app.life.state() == AppState::Running)
+      set_app_state(app, AppState::Unhealthy, "replica lost with node " + id);
+  }
+  if (!exited_) place_pending();
+}
+
+// ------------------------------------------------------------- workers monitor
+
+int ControlPlane::worker_jobs() const {
+  return static_cast<int>(backend_.list_jobs().size()) - static_cast<int>(deletions_.size());
+}
+
+StatusSample ControlPlane::status_sample() const {
+  StatusSample s;
+  s.t = exec_.now();
+  for (const Node* n : cluster_.alive_nodes()) {
+    if (n->spec.head) continue;
+    WorkerUsage w;
+    w.node_id = n->id;
+    w.job_id = n->spec.slurm_job_id;
+    w.total_cpu = n->total().get(kCPU);
+    w.used_cpu = w.total_cpu - n->available.get(kCPU);
+    w.total_gpu = n->total().get(kGPU);
+    w.used_gpu = w.total_gpu - n->available.get(kGPU);
+    s.workers.push_back(w);
+  }
+  return s;
+}
+
+void ControlPlane::tick() {
+  if (exited_) return;
+  history_.push_back(status_sample());
+  while (history_.size() > cfg_.status_history) history_.pop_front();
+
+  AutoscalerSnapshot s;
+  s.now = exec_.now();
+  for (const Demand* d : cluster_.pending(DemandKind::Actor)) s.actors.push_back(d->request);
+  for (const Demand* d : cluster_.pending(DemandKind::Task)) s.tasks.push_back(d->request);
+  for (const Demand* d : cluster_.pending(DemandKind::Job)) s.jobs.push_back(d->request);
+  s.creation_in_flight = creation_job_.has_value();
+  s.last_scale_up = last_scale_up_;
+  s.last_scale_down_check = last_scale_down_check_;
+  s.worker_jobs = worker_jobs();
+  s.workers = history_.back().workers;
+  s.history = &history_;
+
+  const ScaleDecision d = policies_.autoscaler->decide(s, cfg_.autoscaler);
+  if (d.scale_down_checked) last_scale_down_check_ = s.now;
+  switch (d.action) {
+    case ScaleDecision::Action::None: break;
+    case ScaleDecision::Action::Error:
+      trace_.record(s.now, "autoscaler_error", {{"error", d.note}, {"demand", d.demand.to_json()}});
+      break;
+    case ScaleDecision::Action::ScaleUp: {
+      last_scale_up_ = s.now;
+      trace_.record(s.now, "scale_up",
+                    {{"gpus", d.job.gpus}, {"cpus", d.job.cpus}, {"mem_per_cpu_gb", d.job.mem_per_cpu_gb},
+                     {"demand", d.demand.to_json()}, {"worker_jobs", s.worker_jobs}});
+      std::string error;
+      auto job = backend_.submit_worker(d.job, &error);
+      if (!job) {
+        trace_.record(s.now, "worker_creation_failed", {{"error", error}});
+        break;
+      }
+      creation_job_ = *job;
+      const std::string id = *job;
+      exec_.after(cfg_.creation_poll, [this, id] { poll_creation(id); });
+      break;
+    }
+    case ScaleDecision::Action::ScaleDown:
+      for (const auto& w : d.remove) {
+        if (deletions_.count(w.node_id)) continue;
+        trace_.record(s.now, "scale_down",
+                      {{"node", w.node_id}, {"job", w.job_id}, {"idle_for_us", d.idle_for}});
+        close_worker(w.node_id, w.job_id, {});
+      }
+      break;
+  }
+}
+
+void ControlPlane::poll_creation(const std::string& job_id) {
+  if (exited_ || creation_job_ != job_id) return;  // cancelled by shutdown
+  const auto jobs = backend_.list_jobs();
+  const bool listed = std::any_of(jobs.begin(), jobs.end(), [&](const JobInfo& j) { return j.id == job_id; });
+  if (!listed) {
+    trace_.record(exec_.now(), "worker_creation_failed",
+                  {{"job", job_id}, {"error", "Job " + job_id + " is no longer running"}});
+    creation_job_.reset();
+    return;
+  }
+  if (const Node* n = cluster_.node_for_job(job_id)) {
+    trace_.record(exec_.now(), "worker_joined", {{"job", job_id}, {"node", n->id}});
+    creation_job_.reset();
+    return;
+  }
+  exec_.after(cfg_.creation_poll, [this, job_id] { poll_creation(job_id); });
+}
+
+void ControlPlane::close_worker(const std::string& node_id, const std::string& job_id,
+                                std::function<void()> done) {
+  deletions_[node_id] = job_id;
+  trace_.record(exec_.now(), "graceful_stop_started", {{"node", node_id}, {"job", job_id}});
+  const Node* n = cluster_.node(node_id);
+  if (!n || !n->alive()) {
+    // The stop task cannot be scheduled on a node that is gone: it times out.
+    exec_.after(cfg_.grace_period, [this, node_id, job_id, done] {
+      if (exited_) return;
+      deletions_.erase(node_id);
+      trace_.record(exec_.now(), "graceful_stop_failed",
+                    {{"node", node_id}, {"job", job_id}, {"error", "stop command timed out"}});
+      if (done) done();
+    });
+    return;
+  }
+  backend_.stop_node(job_id);
+  wait_node_gone(node_id, job_id, exec_.now() + cfg_.grace_period, std::move(done));
+}
+
+void ControlPlane::wait_node_gone(const std::string& node_id, const std::string& job_id, SimTime deadline,
+                                  std::function<void()> done) {
+  exec_.after(cfg_.stop_poll, [this, node_id, job_id, deadline, done] {
+    if (exited_) return;  // the process is gone, and the task with it
+    const Node* n = cluster_.node(node_id);
+    if (n && n->alive() && exec_.now() < deadline) {
+      wait_node_gone(node_id, job_id, deadline, done);
+      return;
+    }
+    cancel_and_wait({job_id}, [this, node_id, job_id, done](std::vector<std::string> cancelled) {
+      deletions_.erase(node_id);
+      trace_.record(exec_.now(), "graceful_stop_done",
+                    {{"node", node_id}, {"job", job_id}, {"cancelled", !cancelled.empty()}});
+      if (done) done();
+    });
+  });
+}
+
+void ControlPlane::cancel_and_wait(std::vector<std::string> jobs,
+                                   std::function<void(std::vector<std::string>)> done) {
+  std::vector<std::string> listed;
+  for (const auto& j : backend_.list_jobs())
+    if (std::find(jobs.begin(), jobs.end(), j.id) != jobs.end()) listed.push_back(j.id);
+  if (listed.empty()) {
+    done({});
+    return;
+  }
+  Json ids = Json::array();
+  for (const auto& j : listed) ids.push_back(j);
+  trace_.record(exec_.now(), "jobs_cancelled", {{"jobs", ids}});
+  backend_.cancel_jobs(listed);
+  const SimTime deadline = exec_.now() + cfg_.grace_period;
+  // The poll holds itself only weakly; each scheduled step holds it strongly,
+  // so a run that ends mid-poll frees it with the queue.
+  auto poll = std::make_shared<std::function<void()>>();
+  std::weak_ptr<std::function<void()>> weak = poll;
+  *poll = [this, listed, deadline, done, weak] {
+    std::vector<std::string> remaining;
+    for (const auto& j : backend_.list_jobs())
+      if (std::find(listed.begin(), listed.end(), j.id) != listed.end()) remaining.push_back(j.id);
+    if (remaining.empty() || exec_.now() >= deadline) {
+      std::vector<std::string> cancelled;
+      for (const auto& j : listed)
+        if (std::find(remaining.begin(), remaining.end(), j) == remaining.end()) cancelled.push_back(j);
+      done(cancelled);
+      return;
+    }
+    if (auto self = weak.lock()) exec_.after(cfg_.cancel_poll, [self] { (*self)(); });
+  };
+  exec_.after(cfg_.cancel_poll, [poll] { (*poll)(); });
+}
+
+void ControlPlane::sample_memory() {
+  // The node agent's report of what the driver sees: the declared observed
+  // peak of each running replica on its device.
+  std::map<std::pair<NodeId, int>, std::int64_t> used;
+  for (const auto& [id, app] : apps_)
+    for (const auto& r : app.replicas)
+      if (r.life.state() == ReplicaState::Running && r.device >= 0) {
+        const auto mb = app.spec.observed_vram_mb.value_or(app.sizing.vram_mb.value_or(0));
+        used[{r.node, r.device}] += mb * 1024 * 1024;
+      }
+  for (const Node* n : cluster_.alive_nodes())
+    for (const auto& d : n->devices()) {
+      auto it = used.find({n->id, d.index});
+      cluster_.observe_device_memory(n->id, d.index, it == used.end() ? 0 : it->second, exec_.now());
+    }
+}
+
+// -------------------------------------------------------------------- shutdown
+
+void ControlPlane::shutdown(std::function<void()> done) {
+  if (exited_) return;
+  trace_.record(exec_.now(), "shutdown_started", {});
+  if (creation_job_) {
+    // The creation task is cancelled; its job is left to the sweep (if any).
+    trace_.record(exec_.now(), "worker_creation_cancelled", {{"job", *creation_job_}});
+    creation_job_.reset();
+  }
+  ShutdownSnapshot snap;
+  for (const Node* n : cluster_.alive_nodes())
+    if (!n->spec.head) snap.registered.push_back({n->id, n->spec.slurm_job_id});
+  for (const auto& j : backend_.list_jobs()) snap.jobs.push_back(j.id);
+  const ShutdownPlan plan = policies_.shutdown->plan(snap);
+  trace_.record(exec_.now(), "shutdown_plan",
+                {{"return_early", plan.return_early}, {"drain", plan.drain.size()},
+                 {"await_drain", plan.await_drain}, {"cancel_remaining", plan.cancel_remaining},
+                 {"jobs_listed", snap.jobs.size()}, {"note", plan.note}});
+
+  auto finish = [this, done] {
+    exited_ = true;
+    monitor_.cancel();
+    sampler_.cancel();
+    shutdown_done_at_ = exec_.now();
+    Json left = Json::array();
+    for (const auto& j : backend_.list_jobs()) left.push_back(j.id);
+    trace_.record(exec_.now(), "shutdown_done", {{"jobs_left", left}});
+    if (done) done();
+  };
+  auto sweep = [this, plan, finish] {
+    if (!plan.cancel_remaining) { finish(); return; }
+    std::vector<std::string> ids;
+    for (const auto& j : backend_.list_jobs()) ids.push_back(j.id);
+    if (ids.empty()) { finish(); return; }
+    cancel_and_wait(ids, [finish](std::vector<std::string>) { finish(); });
+  };
+  if (plan.return_early) { finish(); return; }
+  if (plan.drain.empty() || !plan.await_drain) {
+    for (const auto& w : plan.drain) close_worker(w.node_id, w.job_id, {});
+    sweep();
+    return;
+  }
+  auto remaining = std::make_shared<std::size_t>(plan.drain.size());
+  for (const auto& w : plan.drain)
+    close_worker(w.node_id, w.job_id, [remaining, sweep] {
+      if (--*remaining == 0) sweep();
+    });
+}
+
+}  // namespace vramsim

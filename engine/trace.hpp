@@ -1,0 +1,67 @@
+#pragma once
+// Trace recorder: every state change is one event {t, kind, ...fields}.
+// Sinks receive events in the order they were recorded. The event kinds and
+// their fields are documented in docs/trace-format.md.
+#include <fstream>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/time.hpp"
+
+namespace vramsim {
+
+using Json = nlohmann::ordered_json;
+
+struct TraceEvent {
+  SimTime t = 0;
+  std::string kind;
+  Json fields = Json::object();
+  Json to_json() const;  // {"t": <us>, "kind": ..., fields...}
+  // Field access for tests and expectations; null when absent.
+  const Json& operator[](const std::string& key) const;
+};
+
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  virtual void write(const TraceEvent& ev) = 0;
+  virtual void flush() {}
+};
+
+// One compact JSON object per line.
+class JsonLinesSink final : public TraceSink {
+ public:
+  explicit JsonLinesSink(std::ostream& out) : out_(&out) {}
+  explicit JsonLinesSink(const std::string& path);  // throws std::runtime_error
+  void write(const TraceEvent& ev) override;
+  void flush() override;
+
+ private:
+  std::unique_ptr<std::ofstream> file_;
+  std::ostream* out_;
+};
+
+class MemorySink final : public TraceSink {
+ public:
+  void write(const TraceEvent& ev) override { events.push_back(ev); }
+  std::vector<TraceEvent> events;
+  std::vector<TraceEvent> of_kind(const std::string& kind) const;
+};
+
+class TraceRecorder {
+ public:
+  void add_sink(std::shared_ptr<TraceSink> sink) { sinks_.push_back(std::move(sink)); }
+  void record(SimTime t, std::string kind, Json fields = Json::object());
+  void flush();
+  std::uint64_t count() const { return count_; }
+
+ private:
+  std::vector<std::shared_ptr<TraceSink>> sinks_;
+  std::uint64_t count_ = 0;
+};
+
+}  // namespace vramsim

@@ -1,0 +1,49 @@
+#pragma once
+// Admission: the deploy-time resource check (reference-semantics section 4).
+// Pure function of a snapshot taken under the deploy lock.
+#include <string>
+#include <vector>
+
+#include "models/worker_defaults.hpp"
+
+namespace vramsim {
+
+struct NodeHeadroom {
+  std::string node_id;
+  bool head = false;
+  double free_cpu = 0, free_gpu = 0, free_memory = 0;  // memory in bytes
+};
+
+struct AdmissionSnapshot {
+  std::vector<NodeHeadroom> nodes;   // registered nodes
+  bool slurm_mode = true;
+  int worker_jobs = 0;               // jobs squeue lists
+  int unregistered_jobs = 0;         // jobs with no registered node
+  int max_workers = 1;
+  WorkerDefaults defaults;
+};
+
+struct AppDemand {
+  std::string app_id;
+  double cpus = 0, gpus = 0, memory = 0;  // totals over all replicas; memory in bytes
+};
+
+struct AdmissionDecision {
+  bool admitted = false;
+  std::string reason;   // node_with_room | can_spawn_worker | capacity_in_flight | insufficient
+  std::string message;  // the rejection message, empty when admitted
+};
+
+class AdmissionPolicy {
+ public:
+  static constexpr const char* kModel = "admission";
+  virtual ~AdmissionPolicy() = default;
+  virtual AdmissionDecision check(const AppDemand& app, const AdmissionSnapshot& s) const = 0;
+};
+
+// Shared pieces.
+bool node_has_room(const AppDemand& app, const AdmissionSnapshot& s);
+bool defaults_fit(const AppDemand& app, const WorkerDefaults& d);
+std::string insufficient_message(const AppDemand& app);
+
+}  // namespace vramsim

@@ -1,0 +1,140 @@
+#include "models/advertisement.hpp"
+
+#include <numeric>
+#include <sstream>
+
+#include "models/registry.hpp"
+
+namespace vramsim {
+namespace {
+
+ResourceSet base_resources(const std::string& job_id) {
+  ResourceSet r;
+  r.set(slurm_job_resource(job_id), 1);
+  return r;
+}
+
+// The detection block: query memory.total on the single allocated GPU unless
+// MIG is on; on any failure log a notice and start without VRAM_MB.
+const char* kVramDetection = R"(VRAM_RESOURCE=""
+if command -v nvidia-smi >/dev/null 2>&1; then
+  MIG_MODE=$(nvidia-smi --query-gpu=mig.mode.current --format=csv,noheader 2>/dev/null | head -n1)
+  VRAM_MB=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits 2>/dev/null | head -n1 | tr -d ' ')
+  if [ "$MIG_MODE" != "Enabled" ] && [ -n "$VRAM_MB" ] && [ "$VRAM_MB" -gt 0 ] 2>/dev/null; then
+    VRAM_RESOURCE=", \"VRAM_MB\": ${VRAM_MB}"
+  else
+    echo "Notice: could not detect GPU memory (MIG or nvidia-smi failure); starting without VRAM_MB"
+  fi
+else
+  echo "Notice: nvidia-smi not found; starting without VRAM_MB"
+fi
+)";
+
+// legacy: only the job id; the worker never tells Ray how much VRAM it has.
+class LegacyAdvertisement final : public AdvertisementPolicy {
+ public:
+  Advertisement advertise(const std::string& job_id, const NodeGpuFacts&) const override {
+    return {base_resources(job_id), ""};
+  }
+  std::string vram_block(int) const override { return ""; }
+};
+
+// fixed: exactly one GPU, nvidia-smi works, MIG off -> VRAM_MB = memory.total.
+class GatedAdvertisement final : public AdvertisementPolicy {
+ public:
+  Advertisement advertise(const std::string& job_id, const NodeGpuFacts& f) const override {
+    Advertisement a{base_resources(job_id), ""};
+    if (f.gpus != 1) return a;
+    if (!f.nvidia_smi_present) {
+      a.notice = "nvidia-smi not found; starting without VRAM_MB";
+    } else if (f.nvidia_smi_fails || f.memory_total_mb.empty() || f.memory_total_mb[0] <= 0) {
+      a.notice = "could not detect GPU memory (nvidia-smi failure); starting without VRAM_MB";
+    } else if (f.mig_enabled) {
+      a.notice = "could not detect GPU memory (MIG enabled); starting without VRAM_MB";
+    } else {
+      a.resources.set(kVramMB, static_cast<double>(f.memory_total_mb[0]));
+    }
+    return a;
+  }
+  std::string vram_block(int num_gpus) const override {
+    return num_gpus == 1 ? kVramDetection : "";
+  }
+};
+
+// ungated: advertises the SUM over all devices, as a node-level VRAM_MB would
+// be on a multi-GPU node. Exists to show the over-claim hazard.
+class UngatedAdvertisement final : public AdvertisementPolicy {
+ public:
+  Advertisement advertise(const std::string& job_id, const NodeGpuFacts& f) const override {
+    Advertisement a{base_resources(job_id), ""};
+    if (f.gpus < 1) return a;
+    if (!f.nvidia_smi_present || f.nvidia_smi_fails || f.mig_enabled || f.memory_total_mb.empty()) {
+      a.notice = "could not detect GPU memory; starting without VRAM_MB";
+      return a;
+    }
+    auto total = std::accumulate(f.memory_total_mb.begin(), f.memory_total_mb.end(), std::int64_t{0});
+    a.resources.set(kVramMB, static_cast<double>(total));
+    return a;
+  }
+  std::string vram_block(int num_gpus) const override {
+    if (num_gpus < 1) return "";
+    std::string b = kVramDetection;
+    // Sum every line instead of taking the first.
+    const std::string first = "| head -n1 | tr -d ' ')";
+    auto pos = b.find(first, b.find("VRAM_MB=$("));
+    b.replace(pos, first.size(), "| awk '{s+=$1} END {print s}')");
+    return b;
+  }
+};
+
+}  // namespace
+
+std::optional<std::int64_t> head_vram_mb(const NodeGpuFacts& f) {
+  if (f.gpus != 1 || !f.nvidia_smi_present || f.nvidia_smi_fails || f.mig_enabled ||
+      f.memory_total_mb.empty() || f.memory_total_mb[0] <= 0)
+    return std::nullopt;
+  return f.memory_total_mb[0];
+}
+
+std::string render_sbatch_script(const WorkerJobSize& size, const AdvertisementPolicy& policy,
+                                 const SbatchOptions& o) {
+  std::ostringstream s;
+  s << "#!/bin/bash\n";
+  s << "#SBATCH --job-name=ray_worker\n";
+  s << "#SBATCH --ntasks=1\n";
+  s << "#SBATCH --nodes=1\n";
+  if (size.gpus > 0) s << "#SBATCH --gpus=" << size.gpus << "\n";
+  s << "#SBATCH --cpus-per-task=" << size.cpus << "\n";
+  s << "#SBATCH --mem-per-cpu=" << size.mem_per_cpu_gb << "G\n";
+  s << "#SBATCH --time=" << format_slurm_time(size.time_limit) << "\n";
+  s << "#SBATCH --chdir=" << o.workspace_dir << "\n";
+  s << "#SBATCH --output=" << o.workspace_dir << "/slurm_logs/%x_%j.out\n";
+  s << "#SBATCH --error=" << o.workspace_dir << "/slurm_logs/%x_%j.err\n";
+  for (const auto& extra : size.extra_sbatch_args)
+    if (!extra.empty()) s << "#SBATCH " << extra << "\n";
+  s << "\n";
+  s << "if [ -z \"$SLURM_JOB_ID\" ]; then\n";
+  s << "  echo \"SLURM_JOB_ID is not set. This script may not be running in a SLURM job.\"\n";
+  s << "  exit 1\n";
+  s << "fi\n";
+  s << "mkdir -p " << o.workspace_dir << "/slurm_logs\n\n";
+  s << policy.vram_block(size.gpus);
+  const bool vram = !policy.vram_block(size.gpus).empty();
+  s << "RESOURCES=\"{\\\"slurm_job_id:${SLURM_JOB_ID}\\\": 1" << (vram ? "${VRAM_RESOURCE}" : "")
+    << "}\"\n";
+  s << "echo \"Ray resources: ${RESOURCES}\"\n";
+  std::string start = o.start_command.empty()
+                          ? "vramsim-agent --head " + o.head_address + " --num-cpus " +
+                                std::to_string(size.cpus) + " --num-gpus " + std::to_string(size.gpus)
+                          : o.start_command;
+  s << start << " --resources \"${RESOURCES}\" --block\n";
+  return s.str();
+}
+
+void register_advertisement_policies(PolicyRegistry& r) {
+  r.add<AdvertisementPolicy, LegacyAdvertisement>("legacy");
+  r.add<AdvertisementPolicy, GatedAdvertisement>("fixed");
+  r.add<AdvertisementPolicy, UngatedAdvertisement>("ungated");
+}
+
+}  // namespace vramsim

@@ -1,0 +1,75 @@
+#pragma once
+// Autoscaler decisions (reference-semantics section 5): one call per monitor
+// tick over a snapshot; the caller submits, stops and cancels. Time is passed
+// in; the policy never reads a clock.
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/cluster_state.hpp"
+#include "engine/resources.hpp"
+#include "models/worker_defaults.hpp"
+
+namespace vramsim {
+
+struct WorkerUsage {
+  std::string node_id;
+  std::string job_id;
+  double total_cpu = 0, used_cpu = 0, total_gpu = 0, used_gpu = 0;
+};
+
+// One entry of the cluster status history.
+struct StatusSample {
+  SimTime t = 0;
+  std::vector<WorkerUsage> workers;
+};
+
+struct AutoscalerConfig {
+  int min_workers = 0;
+  int max_workers = 1;
+  Duration scale_up_cooldown = 60 * kSecond;
+  Duration scale_down_check_interval = 60 * kSecond;
+  Duration scale_down_threshold = 300 * kSecond;
+  WorkerDefaults defaults;
+};
+
+struct AutoscalerSnapshot {
+  SimTime now = 0;
+  // Pending demand, oldest first, in the three lists the status exposes.
+  std::vector<ResourceSet> actors, tasks, jobs;
+  bool creation_in_flight = false;
+  std::optional<SimTime> last_scale_up;
+  SimTime last_scale_down_check = 0;
+  int worker_jobs = 0;   // squeue jobs minus deletions in progress
+  std::vector<WorkerUsage> workers;       // current status
+  const std::deque<StatusSample>* history = nullptr;
+};
+
+struct ScaleDecision {
+  enum class Action { None, ScaleUp, ScaleDown, Error };
+  Action action = Action::None;
+  WorkerJobSize job;                   // ScaleUp
+  ResourceSet demand;                  // what triggered it
+  std::vector<WorkerUsage> remove;     // ScaleDown
+  Duration idle_for = 0;               // ScaleDown
+  bool scale_down_checked = false;     // the check interval restarts
+  std::string note;                    // why nothing happened, or the error
+};
+
+class AutoscalerPolicy {
+ public:
+  static constexpr const char* kModel = "autoscaler";
+  virtual ~AutoscalerPolicy() = default;
+  virtual ScaleDecision decide(const AutoscalerSnapshot& s, const AutoscalerConfig& cfg) const = 0;
+};
+
+// The first pending item with non-empty required resources: actors, then
+// tasks, then jobs; newest first within a list. Actors asking for nothing are
+// skipped.
+std::optional<ResourceSet> select_demand(const AutoscalerSnapshot& s);
+bool is_idle(const WorkerUsage& w);
+// Scale-down over the status history; shared by the variants.
+ScaleDecision decide_scale_down(const AutoscalerSnapshot& s, const AutoscalerConfig& cfg);
+
+}  // namespace vramsim

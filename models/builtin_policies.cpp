@@ -1,0 +1,24 @@
+#include "models/registry.hpp"
+
+namespace vramsim {
+
+// One entry per file of policy variants: the file defines
+// register_<name>_policies(PolicyRegistry&).
+#define VRAMSIM_POLICY_FILES(X) \
+  X(advertisement)              \
+  X(sizing)                     \
+  X(admission)                  \
+  X(autoscaler)                 \
+  X(shutdown)
+
+#define VRAMSIM_DECLARE(name) void register_##name##_policies(PolicyRegistry& r);
+VRAMSIM_POLICY_FILES(VRAMSIM_DECLARE)
+#undef VRAMSIM_DECLARE
+
+void register_builtin_policies(PolicyRegistry& r) {
+#define VRAMSIM_CALL(name) register_##name##_policies(r);
+  VRAMSIM_POLICY_FILES(VRAMSIM_CALL)
+#undef VRAMSIM_CALL
+}
+
+}  // namespace vramsim

@@ -1,0 +1,231 @@
+#include "models/status.hpp"
+
+#include <cmath>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+
+namespace vramsim {
+namespace {
+
+constexpr std::int64_t kMiB = 1024 * 1024;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+const char* const kNA = "NA";
+
+// Whole units (MB, bytes) from a fixed-point amount, rounded half away from 0.
+std::int64_t whole(Amount a) {
+  return a >= 0 ? (a + kAmountScale / 2) / kAmountScale : -((-a + kAmountScale / 2) / kAmountScale);
+}
+
+Json optional_bytes(const std::optional<std::int64_t>& v) { return v ? Json(*v) : Json(kNA); }
+
+// Observed total: unknown without devices or with a device of unknown size.
+std::optional<std::int64_t> gpu_memory_total(const Node& n) {
+  if (n.devices().empty()) return std::nullopt;
+  std::int64_t sum = 0;
+  for (const auto& d : n.devices()) {
+    if (d.total_vram_mb <= 0) return std::nullopt;
+    sum += d.total_vram_mb * kMiB;
+  }
+  return sum;
+}
+
+// Observed use: every device must have a sample, and the oldest one must be
+// recent, else a sum would mix current and stale (or missing) readings.
+std::optional<std::int64_t> gpu_memory_used(const Node& n, SimTime now, Duration max_age) {
+  if (n.devices().empty()) return std::nullopt;
+  std::int64_t sum = 0;
+  for (const auto& d : n.devices()) {
+    if (!d.observed_used_bytes || now - d.observed_at > max_age) return std::nullopt;
+    sum += *d.observed_used_bytes;
+  }
+  return sum;
+}
+
+std::string printf_string(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string printf_string(const char* fmt, ...) {
+  char buf[256];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
+// A resource amount as an integer when integral, else with up to 4 decimals.
+std::string number(double v) {
+  const double r = std::round(v);
+  if (std::fabs(v - r) < 0.5 / kAmountScale) return printf_string("%lld", static_cast<long long>(r));
+  std::string s = printf_string("%.4f", v);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
+std::string gib(const Json& bytes) {
+  return bytes.is_string() ? bytes.get<std::string>()
+                           : printf_string("%.1f", static_cast<double>(bytes.get<std::int64_t>()) / kGiB);
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+struct Rollup {
+  Amount total_cpu = 0, used_cpu = 0, total_gpu = 0, used_gpu = 0;
+  std::int64_t total_vram_mb = 0, used_vram_mb = 0, total_memory = 0, used_memory = 0;
+  std::optional<std::int64_t> total_gpu_memory, used_gpu_memory;  // nullopt: NA on every node
+
+  static void add(std::optional<std::int64_t>& sum, const std::optional<std::int64_t>& v) {
+    if (v) sum = sum.value_or(0) + *v;
+  }
+};
+
+}  // namespace
+
+Json get_cluster_state(const ClusterState& cluster, SimTime now, const StatusOptions& opts) {
+  Json nodes = Json::object();
+  Rollup r;
+  for (const Node* n : cluster.alive_nodes()) {
+    const ResourceSet& total = n->total();
+    auto used = [&](const std::string& k) {
+      return total.get_amount(k) - n->available.get_amount(k);
+    };
+    const Amount cpu_t = total.get_amount(kCPU), cpu_u = used(kCPU);
+    const Amount gpu_t = total.get_amount(kGPU), gpu_u = used(kGPU);
+    // A node without VRAM_MB reports 0/0: nothing is booked through it.
+    const std::int64_t vram_t = whole(total.get_amount(kVramMB)), vram_u = whole(used(kVramMB));
+    const std::int64_t mem_t = whole(total.get_amount(kMemory)), mem_u = whole(used(kMemory));
+    const auto gmem_t = gpu_memory_total(*n);
+    const auto gmem_u = gpu_memory_used(*n, now, opts.observed_max_age);
+    const std::string device = !n->spec.accelerator_type.empty() ? n->spec.accelerator_type
+                               : n->devices().empty()            ? std::string()
+                                                                 : n->devices().front().model;
+
+    Json e = Json::object();
+    e["node_ip"] = n->spec.ip;
+    e["head"] = n->spec.head;
+    e["total_cpu"] = to_double(cpu_t);
+    e["used_cpu"] = to_double(cpu_u);
+    e["total_gpu"] = to_double(gpu_t);
+    e["used_gpu"] = to_double(gpu_u);
+    e["total_vram_mb"] = vram_t;
+    e["used_vram_mb"] = vram_u;
+    e["total_gpu_memory"] = optional_bytes(gmem_t);
+    e["used_gpu_memory"] = optional_bytes(gmem_u);
+    e["total_memory"] = mem_t;
+    e["used_memory"] = mem_u;
+    e["accelerator_type"] = n->spec.accelerator_type;
+    e["gpu_device_name"] = device;
+    e["slurm_job_id"] = n->spec.slurm_job_id;
+    nodes[n->id] = std::move(e);
+
+    r.total_cpu += cpu_t;
+    r.used_cpu += cpu_u;
+    r.total_gpu += gpu_t;
+    r.used_gpu += gpu_u;
+    r.total_vram_mb += vram_t;
+    r.used_vram_mb += vram_u;
+    Rollup::add(r.total_gpu_memory, gmem_t);
+    Rollup::add(r.used_gpu_memory, gmem_u);
+    r.total_memory += mem_t;
+    r.used_memory += mem_u;
+  }
+
+  Json c = Json::object();
+  c["total_cpu"] = to_double(r.total_cpu);
+  c["used_cpu"] = to_double(r.used_cpu);
+  c["total_gpu"] = to_double(r.total_gpu);
+  c["used_gpu"] = to_double(r.used_gpu);
+  c["total_vram_mb"] = r.total_vram_mb;
+  c["used_vram_mb"] = r.used_vram_mb;
+  c["total_gpu_memory"] = optional_bytes(r.total_gpu_memory);
+  c["used_gpu_memory"] = optional_bytes(r.used_gpu_memory);
+  c["total_memory"] = r.total_memory;
+  c["used_memory"] = r.used_memory;
+  if (opts.slurm_mode) {
+    Json pending = Json::object();
+    std::size_t count = 0;
+    for (DemandKind k : {DemandKind::Actor, DemandKind::Job, DemandKind::Task}) {
+      Json list = Json::array();
+      for (const Demand* d : cluster.pending(k))
+        list.push_back(Json{{"required_resources", d->request.to_json()}});
+      count += list.size();
+      pending[name(k)] = std::move(list);
+    }
+    pending["total"] = count;
+    c["pending_resources"] = std::move(pending);
+  }
+
+  Json state = Json::object();
+  state["nodes"] = std::move(nodes);
+  state["cluster"] = std::move(c);
+  return state;
+}
+
+std::vector<std::string> format_status_lines(const Json& state) {
+  std::vector<std::string> lines;
+  for (const auto& [id, n] : state.at("nodes").items()) {
+    std::string line = "  " + n.at("node_ip").get<std::string>() +
+                       (n.at("head").get<bool>() ? " [HEAD]" : " [worker]");
+    const double total_gpu = n.at("total_gpu").get<double>();
+    if (total_gpu > 0) {
+      const std::string device = n.at("gpu_device_name").get<std::string>();
+      if (!device.empty()) line += " " + device;
+      line += printf_string(" GPU: %.2f/%.0f ", n.at("used_gpu").get<double>(), total_gpu);
+      // The booked part only where VRAM_MB is advertised: a 0/0 would read as
+      // a node with nothing booked rather than one that books nothing.
+      const auto vram_t = n.at("total_vram_mb").get<std::int64_t>();
+      if (vram_t > 0)
+        line += printf_string("booked: %lld/%lld MB  ",
+                              static_cast<long long>(n.at("used_vram_mb").get<std::int64_t>()),
+                              static_cast<long long>(vram_t));
+      line += "VRAM: " + gib(n.at("used_gpu_memory")) + "/" + gib(n.at("total_gpu_memory")) + " GB ";
+    }
+    line += " CPU: " + number(n.at("used_cpu").get<double>()) + "/" +
+            number(n.at("total_cpu").get<double>());
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+std::string vram_summary(const Json& state) {
+  const Json& c = state.at("cluster");
+  const auto total = c.at("total_vram_mb").get<std::int64_t>();
+  if (total <= 0) return "VRAM booked: not tracked (no node advertises VRAM_MB)";
+  std::string s = printf_string("VRAM booked: %lld/%lld MB",
+                                static_cast<long long>(c.at("used_vram_mb").get<std::int64_t>()),
+                                static_cast<long long>(total));
+  // GPU nodes without VRAM_MB add nothing to the total; say so, so the
+  // difference is not taken for room on them.
+  int untracked = 0;
+  for (const auto& [id, n] : state.at("nodes").items())
+    if (n.at("total_gpu").get<double>() > 0 && n.at("total_vram_mb").get<std::int64_t>() <= 0)
+      ++untracked;
+  if (untracked > 0)
+    s += printf_string(" (not tracked on %d GPU node%s without VRAM_MB)", untracked,
+                       untracked == 1 ? "" : "s");
+  return s;
+}
+
+std::string status_csv_header() { return "time_s,node,used_gpu,used_vram_mb,total_vram_mb,used_cpu"; }
+
+std::vector<std::string> status_csv_rows(const Json& state, SimTime now) {
+  std::vector<std::string> rows;
+  const std::string t = format_seconds(now);
+  for (const auto& [id, n] : state.at("nodes").items())
+    rows.push_back(t + "," + csv_field(id) + "," + number(n.at("used_gpu").get<double>()) + "," +
+                   std::to_string(n.at("used_vram_mb").get<std::int64_t>()) + "," +
+                   std::to_string(n.at("total_vram_mb").get<std::int64_t>()) + "," +
+                   number(n.at("used_cpu").get<double>()));
+  return rows;
+}
+
+}  // namespace vramsim

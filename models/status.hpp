@@ -1,0 +1,39 @@
+#pragma once
+// Cluster status as the operator's status tool reports it (reference-semantics
+// section 7): per alive node and rolled up over the cluster, with three GPU
+// quantities kept apart because they answer different questions:
+//   *_gpu        device fraction booked by the scheduler (Ray's GPU resource)
+//   *_vram_mb    VRAM booked through the node-level VRAM_MB resource
+//   *_gpu_memory memory the driver observes, in bytes, or "NA"
+// The JSON layout, the CLI line and the CSV timeline are described in
+// docs/status.md.
+#include <string>
+#include <vector>
+
+#include "engine/cluster_state.hpp"
+#include "engine/time.hpp"
+#include "engine/trace.hpp"
+
+namespace vramsim {
+
+struct StatusOptions {
+  bool slurm_mode = true;                   // adds cluster.pending_resources
+  Duration observed_max_age = 30 * kSecond; // older driver samples read as "NA"
+};
+
+// {"nodes": {<node id>: {...}, ...}, "cluster": {...}}; alive nodes only, in
+// registration order.
+Json get_cluster_state(const ClusterState& cluster, SimTime now, const StatusOptions& opts = {});
+
+// One CLI line per node of `state["nodes"]`, in the order given.
+std::vector<std::string> format_status_lines(const Json& state);
+
+// One line on the cluster's booked VRAM that never presents an untracked 0 as
+// free capacity.
+std::string vram_summary(const Json& state);
+
+// Timeline CSV: one row per node per sample.
+std::string status_csv_header();  // "time_s,node,used_gpu,used_vram_mb,total_vram_mb,used_cpu"
+std::vector<std::string> status_csv_rows(const Json& state, SimTime now);
+
+}  // namespace vramsim

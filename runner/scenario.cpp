@@ -1,0 +1,501 @@
+#include "runner/scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "models/policy_set.hpp"
+#include "models/registry.hpp"
+
+namespace vramsim {
+
+std::string ray_accelerator_type(const std::string& device_name) {
+  // Ray's rule: the first run of capitals and digits after the vendor word,
+  // so "NVIDIA GeForce RTX 3090" reads "G" and "Tesla T4" reads "T4".
+  static const std::regex pattern(R"(\w+\s+([A-Z0-9]+))");
+  std::smatch m;
+  return std::regex_search(device_name, m, pattern) && m.position(0) == 0 ? m[1].str() : "";
+}
+
+const std::map<std::string, GpuModelInfo>& gpu_catalogue() {
+  static const std::map<std::string, GpuModelInfo> c = [] {
+    const std::pair<const char*, std::pair<const char*, std::int64_t>> models[] = {
+        {"A100-SXM4-40GB", {"NVIDIA A100-SXM4-40GB", 40960}},
+        {"A100-SXM4-80GB", {"NVIDIA A100-SXM4-80GB", 81920}},
+        {"A10", {"NVIDIA A10", 23028}},
+        {"H100-SXM5-80GB", {"NVIDIA H100 80GB HBM3", 81559}},
+        {"H200", {"NVIDIA H200", 143771}},
+        {"L40S", {"NVIDIA L40S", 46068}},
+        {"RTX3090", {"NVIDIA GeForce RTX 3090", 24576}},
+        {"T4", {"Tesla T4", 15360}},
+        {"V100-SXM2-16GB", {"Tesla V100-SXM2-16GB", 16384}},
+        {"V100-SXM2-32GB", {"Tesla V100-SXM2-32GB", 32768}},
+    };
+    std::map<std::string, GpuModelInfo> out;
+    for (const auto& [key, v] : models) out[key] = GpuModelInfo{v.first, ray_accelerator_type(v.first), v.second};
+    return out;
+  }();
+  return c;
+}
+
+namespace {
+
+const char* type_name(const Json& j) {
+  switch (j.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::object: return "an object";
+    case Json::value_t::array: return "an array";
+    case Json::value_t::string: return "a string";
+    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned: return "an integer";
+    case Json::value_t::number_float: return "a number";
+    default: return "an unsupported value";
+  }
+}
+
+// Reads one JSON object, tracking its path and refusing unknown fields.
+class Obj {
+ public:
+  Obj(const Json& j, std::string path, const std::string& file) : j_(j), path_(std::move(path)), file_(file) {
+    if (!j_.is_object()) fail(path_, "expected an object, got " + std::string(type_name(j_)));
+  }
+  [[noreturn]] void fail(const std::string& path, const std::string& problem) const {
+    throw ScenarioError(file_, path, problem);
+  }
+  std::string at(const std::string& key) const { return path_ + "." + key; }
+  const Json* get(const std::string& key) {
+    seen_.insert(key);
+    auto it = j_.find(key);
+    return it == j_.end() ? nullptr : &*it;
+  }
+  bool has(const std::string& key) const { return j_.contains(key); }
+  std::int64_t integer(const std::string& key, std::int64_t def, std::int64_t min = 0,
+                       std::int64_t max = INT64_MAX) {
+    const Json* v = get(key);
+    if (!v) return def;
+    if (!v->is_number_integer()) fail(at(key), "expected an integer, got " + std::string(type_name(*v)));
+    const std::int64_t x = v->get<std::int64_t>();
+    if (x < min || x > max)
+      fail(at(key), "expected an integer in [" + std::to_string(min) + ", " +
+                        (max == INT64_MAX ? std::string("inf") : std::to_string(max)) + "], got " +
+                        std::to_string(x));
+    return x;
+  }
+  double number(const std::string& key, double def, double min = 0) {
+    const Json* v = get(key);
+    if (!v) return def;
+    if (!v->is_number()) fail(at(key), "expected a number, got " + std::string(type_name(*v)));
+    const double x = v->get<double>();
+    if (!std::isfinite(x) || x < min) fail(at(key), "expected a number >= " + std::to_string(min));
+    return x;
+  }
+  bool boolean(const std::string& key, bool def) {
+    const Json* v = get(key);
+    if (!v) return def;
+    if (!v->is_boolean()) fail(at(key), "expected true or false, got " + std::string(type_name(*v)));
+    return v->get<bool>();
+  }
+  std::string string(const std::string& key, const std::string& def) {
+    const Json* v = get(key);
+    if (!v) return def;
+    if (!v->is_string()) fail(at(key), "expected a string, got " + std::string(type_name(*v)));
+    return v->get<std::string>();
+  }
+  Duration duration(const std::string& key, Duration def) {
+    const Json* v = get(key);
+    if (!v) return def;
+    return parse_duration_value(*v, at(key));
+  }
+  Duration parse_duration_value(const Json& v, const std::string& path) const {
+    if (v.is_number()) {
+      const double s = v.get<double>();
+      if (!std::isfinite(s) || s < 0) fail(path, "expected a non-negative duration, got " + v.dump());
+      return seconds(s);
+    }
+    if (!v.is_string())
+      fail(path, "expected a duration such as \"90s\", \"5m\" or \"4:00:00\", got " + std::string(type_name(v)));
+    auto d = parse_duration(v.get<std::string>());
+    if (!d)
+      fail(path, "expected a non-negative duration such as \"90s\", \"5m\" or \"4:00:00\", got \"" +
+                     v.get<std::string>() + "\"");
+    return *d;
+  }
+  // Unknown fields are errors: a typo must not silently become a default.
+  void finish() const {
+    for (auto it = j_.begin(); it != j_.end(); ++it)
+      if (!seen_.count(it.key())) {
+        std::string known;
+        for (const auto& k : seen_) known += (known.empty() ? "" : ", ") + k;
+        fail(at(it.key()), "unknown field (expected one of: " + known + ")");
+      }
+  }
+  const std::string& path() const { return path_; }
+  const std::string& file() const { return file_; }
+
+ private:
+  const Json& j_;
+  std::string path_;
+  const std::string& file_;
+  std::set<std::string> seen_;
+};
+
+const GpuModelInfo& lookup_gpu(const Obj& o, const std::string& path, const std::string& name) {
+  auto it = gpu_catalogue().find(name);
+  if (it == gpu_catalogue().end()) {
+    std::string known;
+    for (const auto& [k, _] : gpu_catalogue()) known += (known.empty() ? "" : ", ") + k;
+    o.fail(path, "unknown GPU model '" + name + "' (expected one of: " + known + ")");
+  }
+  return it->second;
+}
+
+LatencyModel parse_latency(Obj& parent, const std::string& key, const LatencyModel& def) {
+  const Json* v = parent.get(key);
+  if (!v) return def;
+  const std::string path = parent.at(key);
+  if (!v->is_object()) return LatencyModel::fixed(parent.parse_duration_value(*v, path));
+  Obj o(*v, path, parent.file());
+  LatencyModel m;
+  const std::string dist = o.string("dist", "fixed");
+  if (dist == "fixed") {
+    m.kind = LatencyModel::Kind::Fixed;
+    m.value = o.duration("value", 0);
+  } else if (dist == "exponential") {
+    m.kind = LatencyModel::Kind::Exponential;
+    m.mean = o.duration("mean", 0);
+  } else if (dist == "lognormal") {
+    m.kind = LatencyModel::Kind::Lognormal;
+    m.median = o.duration("median", 0);
+    m.sigma = o.number("sigma", 0.5);
+    if (m.median <= 0) o.fail(o.at("median"), "expected a positive duration");
+  } else if (dist == "uniform") {
+    m.kind = LatencyModel::Kind::Uniform;
+    m.lo = o.duration("min", 0);
+    m.hi = o.duration("max", 0);
+    if (m.hi < m.lo) o.fail(o.at("max"), "expected max >= min");
+  } else if (dist == "empirical") {
+    m.kind = LatencyModel::Kind::Empirical;
+    const Json* s = o.get("samples");
+    if (!s || !s->is_array() || s->empty())
+      o.fail(o.at("samples"), "expected a non-empty array of durations");
+    for (std::size_t i = 0; i < s->size(); ++i)
+      m.samples.push_back(o.parse_duration_value((*s)[i], o.at("samples") + "[" + std::to_string(i) + "]"));
+  } else {
+    o.fail(o.at("dist"), "unknown distribution '" + dist +
+                             "' (expected one of: fixed, exponential, lognormal, uniform, empirical)");
+  }
+  o.finish();
+  return m;
+}
+
+AppSpec parse_app(Obj& o, const AppSpec* base) {
+  AppSpec a = base ? *base : AppSpec{};
+  a.id = o.string("id", a.id);
+  if (a.id.empty()) o.fail(o.at("id"), "expected a non-empty app id");
+  if (const Json* g = o.get("gpu_memory_mb")) {
+    if (g->is_null()) a.gpu_memory_mb.reset();
+    else if (!g->is_number_integer() || g->get<std::int64_t>() < -1)
+      o.fail(o.at("gpu_memory_mb"), "expected an integer number of MB >= 0, or -1 for a whole GPU");
+    else a.gpu_memory_mb = g->get<std::int64_t>();
+  }
+  a.disable_gpu = o.boolean("disable_gpu", a.disable_gpu);
+  a.cpus = o.number("cpus", a.cpus);
+  a.memory_bytes = o.integer("memory_mb", a.memory_bytes / (1024 * 1024)) * 1024 * 1024;
+  a.replicas = static_cast<int>(o.integer("replicas", a.replicas, 1, 100000));
+  if (o.has("observed_vram_mb")) a.observed_vram_mb = o.integer("observed_vram_mb", 0);
+  return a;
+}
+
+void check_expectation(const Json& e, const std::string& path, const std::string& file) {
+  Obj o(e, path, file);
+  static const std::set<std::string> fields = {"name", "app", "state", "within", "at_end", "admitted",
+                                               "message", "message_contains", "reservation", "event",
+                                               "match", "count", "min_count", "max_count", "metric",
+                                               "equals", "min", "max"};
+  for (auto it = e.begin(); it != e.end(); ++it)
+    if (!fields.count(it.key()))
+      o.fail(o.at(it.key()), "unknown field in an expectation (expected one of: app, state, within, at_end, "
+                             "admitted, message, message_contains, reservation, event, match, count, "
+                             "min_count, max_count, metric, equals, min, max, name)");
+  if (!e.contains("app") && !e.contains("event") && !e.contains("metric"))
+    o.fail(path, "an expectation needs one of \"app\", \"event\" or \"metric\"");
+  if (e.contains("within")) o.parse_duration_value(e["within"], o.at("within"));
+  if (e.contains("state")) {
+    static const std::set<std::string> states = {"NOT_STARTED", "DEPLOYING", "RUNNING", "DEPLOY_FAILED",
+                                                 "UNHEALTHY", "DELETING", "DELETED"};
+    if (!e["state"].is_string() || !states.count(e["state"].get<std::string>()))
+      o.fail(o.at("state"), "expected an app state: NOT_STARTED, DEPLOYING, RUNNING, DEPLOY_FAILED, "
+                            "UNHEALTHY, DELETING or DELETED");
+  }
+  if (e.contains("metric")) {
+    static const std::set<std::string> metrics = {"jobs_submitted", "jobs_cancelled", "jobs_left",
+                                                  "jobs_timeout", "orphaned_job_seconds", "scale_ups",
+                                                  "scale_downs", "device_overbookings"};
+    if (!e["metric"].is_string() || !metrics.count(e["metric"].get<std::string>()))
+      o.fail(o.at("metric"), "expected one of: jobs_submitted, jobs_cancelled, jobs_left, jobs_timeout, "
+                             "orphaned_job_seconds, scale_ups, scale_downs, device_overbookings");
+  }
+  if (e.contains("match") && !e["match"].is_object()) o.fail(o.at("match"), "expected an object");
+}
+
+}  // namespace
+
+Scenario parse_scenario(const Json& doc, const std::string& file) {
+  Scenario s;
+  s.file = file;
+  Obj root(doc, "$", file);
+  s.name = root.string("name", "");
+  s.description = root.string("description", "");
+  s.seed = static_cast<std::uint64_t>(root.integer("seed", 1));
+  s.horizon = root.duration("horizon", s.horizon);
+
+  if (const Json* p = root.get("policies")) {
+    std::string spec;
+    if (p->is_string()) {
+      spec = p->get<std::string>();
+    } else if (p->is_object()) {
+      Obj po(*p, root.at("policies"), file);
+      spec = po.string("preset", "fixed");
+      for (const auto& m : policy_models()) {
+        std::string v = po.string(m, "");
+        if (!v.empty()) spec += "," + m + "=" + v;
+      }
+      po.finish();
+    } else {
+      root.fail(root.at("policies"), "expected a preset name or an object of model -> variant");
+    }
+    try {
+      parse_policy_spec(spec);
+    } catch (const UnknownPolicyError& e) {
+      root.fail(root.at("policies"), e.what());
+    }
+    s.policies = spec;
+  }
+
+  ControlConfig& cc = s.control;
+  if (const Json* c = root.get("cluster")) {
+    Obj co(*c, root.at("cluster"), file);
+    const std::string mode = co.string("mode", "slurm");
+    if (mode != "slurm" && mode != "static")
+      co.fail(co.at("mode"), "expected \"slurm\" or \"static\", got \"" + mode + "\"");
+    cc.slurm_mode = mode == "slurm";
+    if (const Json* h = co.get("head")) {
+      Obj ho(*h, co.at("head"), file);
+      s.head.ip = ho.string("ip", s.head.ip);
+      s.head.cpus = static_cast<int>(ho.integer("cpus", s.head.cpus));
+      s.head.memory_gb = ho.integer("memory_gb", s.head.memory_gb);
+      s.head.gpus = static_cast<int>(ho.integer("gpus", s.head.gpus, 0, 64));
+      s.head.gpu = ho.string("gpu", "");
+      if (s.head.gpus > 0) {
+        if (s.head.gpu.empty()) ho.fail(ho.at("gpu"), "expected a GPU model name when gpus > 0");
+        lookup_gpu(ho, ho.at("gpu"), s.head.gpu);
+      }
+      ho.finish();
+    }
+    auto& as = cc.autoscaler;
+    if (const Json* w = co.get("worker_defaults")) {
+      Obj wo(*w, co.at("worker_defaults"), file);
+      as.defaults.cpus = static_cast<int>(wo.integer("cpus", as.defaults.cpus, 1));
+      as.defaults.gpus = static_cast<int>(wo.integer("gpus", as.defaults.gpus, 0, 64));
+      as.defaults.mem_per_cpu_gb = static_cast<int>(wo.integer("mem_per_cpu_gb", as.defaults.mem_per_cpu_gb, 1));
+      as.defaults.time_limit = wo.duration("time_limit", as.defaults.time_limit);
+      if (const Json* x = wo.get("extra_sbatch_args")) {
+        if (!x->is_array()) wo.fail(wo.at("extra_sbatch_args"), "expected an array of strings");
+        for (std::size_t i = 0; i < x->size(); ++i) {
+          if (!(*x)[i].is_string())
+            wo.fail(wo.at("extra_sbatch_args") + "[" + std::to_string(i) + "]", "expected a string");
+          as.defaults.extra_sbatch_args.push_back((*x)[i].get<std::string>());
+        }
+      }
+      wo.finish();
+    }
+    as.min_workers = static_cast<int>(co.integer("min_workers", as.min_workers));
+    as.max_workers = static_cast<int>(co.integer("max_workers", as.max_workers));
+    if (as.max_workers < as.min_workers) co.fail(co.at("max_workers"), "expected max_workers >= min_workers");
+    s.initial_worker_size = WorkerJobSize{as.defaults.gpus, as.defaults.cpus, as.defaults.mem_per_cpu_gb,
+                                          as.defaults.time_limit, {}};
+    if (const Json* iw = co.get("initial_workers")) {
+      if (iw->is_object()) {
+        Obj io(*iw, co.at("initial_workers"), file);
+        s.initial_workers = static_cast<int>(io.integer("count", 1));
+        auto& z = s.initial_worker_size;
+        z.gpus = static_cast<int>(io.integer("gpus", z.gpus, 0, 64));
+        z.cpus = static_cast<int>(io.integer("cpus", z.cpus, 1));
+        z.mem_per_cpu_gb = static_cast<int>(io.integer("mem_per_cpu_gb", z.mem_per_cpu_gb, 1));
+        io.finish();
+      } else {
+        s.initial_workers = static_cast<int>(co.integer("initial_workers", 0));
+      }
+    }
+    if (const Json* p = co.get("partition")) {
+      if (!p->is_array() || p->empty()) co.fail(co.at("partition"), "expected a non-empty array of node types");
+      for (std::size_t i = 0; i < p->size(); ++i) {
+        Obj no((*p)[i], co.at("partition") + "[" + std::to_string(i) + "]", file);
+        PartitionNodeType t;
+        t.count = static_cast<int>(no.integer("count", 1, 1));
+        t.cpus = static_cast<int>(no.integer("cpus", 64, 1));
+        t.memory_gb = no.integer("memory_gb", 1024, 1);
+        t.gpus = static_cast<int>(no.integer("gpus", 1, 0, 64));
+        const std::string gpu = no.string("gpu", "A100-SXM4-40GB");
+        const auto& info = lookup_gpu(no, no.at("gpu"), gpu);
+        t.gpu_model = info.device_name;
+        t.accelerator_type = info.accelerator_type;
+        t.gpu_memory_mb = info.memory_mb;
+        const std::string smi = no.string("nvidia_smi", "ok");
+        if (smi != "ok" && smi != "missing" && smi != "fails")
+          no.fail(no.at("nvidia_smi"), "expected \"ok\", \"missing\" or \"fails\", got \"" + smi + "\"");
+        t.nvidia_smi_present = smi != "missing";
+        t.nvidia_smi_fails = smi == "fails";
+        t.mig_enabled = no.boolean("mig", false);
+        no.finish();
+        s.slurm.nodes.push_back(t);
+      }
+    } else {
+      s.slurm.nodes.push_back(PartitionNodeType{});
+    }
+    if (const Json* l = co.get("latency")) {
+      Obj lo(*l, co.at("latency"), file);
+      s.slurm.queue_wait = parse_latency(lo, "queue_wait", s.slurm.queue_wait);
+      s.slurm.node_boot = parse_latency(lo, "node_boot", s.slurm.node_boot);
+      s.slurm.registration = parse_latency(lo, "registration", s.slurm.registration);
+      s.slurm.ray_stop = parse_latency(lo, "ray_stop", s.slurm.ray_stop);
+      s.slurm.cancel_latency = parse_latency(lo, "cancel", s.slurm.cancel_latency);
+      s.slurm.job_exit_after_stop = parse_latency(lo, "job_exit_after_stop", s.slurm.job_exit_after_stop);
+      cc.runtime_env_install = parse_latency(lo, "runtime_env_install", cc.runtime_env_install);
+      cc.replica_init = parse_latency(lo, "replica_init", cc.replica_init);
+      lo.finish();
+    }
+    if (const Json* a = co.get("autoscaler")) {
+      Obj ao(*a, co.at("autoscaler"), file);
+      cc.monitor_tick = ao.duration("tick", cc.monitor_tick);
+      as.scale_up_cooldown = ao.duration("scale_up_cooldown", as.scale_up_cooldown);
+      as.scale_down_check_interval = ao.duration("scale_down_check_interval", as.scale_down_check_interval);
+      as.scale_down_threshold = ao.duration("scale_down_threshold", as.scale_down_threshold);
+      cc.creation_poll = ao.duration("creation_poll", cc.creation_poll);
+      cc.grace_period = ao.duration("grace_period", cc.grace_period);
+      if (cc.monitor_tick <= 0) ao.fail(ao.at("tick"), "expected a positive duration");
+      if (cc.creation_poll <= 0) ao.fail(ao.at("creation_poll"), "expected a positive duration");
+      ao.finish();
+    }
+    if (const Json* in = co.get("introspection")) {
+      Obj io(*in, co.at("introspection"), file);
+      cc.introspection_duration = io.duration("duration", cc.introspection_duration);
+      cc.introspection_request = ResourceSet{};
+      cc.introspection_request.set(kCPU, io.number("cpus", 1.0));
+      io.finish();
+    }
+    co.finish();
+  } else {
+    s.slurm.nodes.push_back(PartitionNodeType{});
+  }
+  int capacity = 0;
+  for (const auto& t : s.slurm.nodes) capacity += t.count;
+  if (s.initial_workers > capacity)
+    root.fail("$.cluster.initial_workers", "expected at most the partition's node count (" +
+                                               std::to_string(capacity) + ")");
+
+  std::map<std::string, AppSpec> by_id;
+  std::vector<std::pair<SimTime, std::string>> deploy_times;
+  if (const Json* apps = root.get("apps")) {
+    if (!apps->is_array()) root.fail(root.at("apps"), "expected an array of apps");
+    for (std::size_t i = 0; i < apps->size(); ++i) {
+      Obj ao((*apps)[i], "$.apps[" + std::to_string(i) + "]", file);
+      AppSpec a = parse_app(ao, nullptr);
+      if (by_id.count(a.id)) ao.fail(ao.at("id"), "duplicate app id '" + a.id + "'");
+      const Json* at = ao.get("deploy_at");
+      if (at) {
+        ScenarioAction act;
+        act.at = ao.parse_duration_value(*at, ao.at("deploy_at"));
+        act.kind = "deploy";
+        act.app = a.id;
+        act.json_path = ao.at("deploy_at");
+        s.actions.push_back(act);
+      }
+      ao.finish();
+      by_id[a.id] = a;
+      s.apps.push_back(a);
+    }
+  }
+  if (const Json* acts = root.get("actions")) {
+    if (!acts->is_array()) root.fail(root.at("actions"), "expected an array of actions");
+    for (std::size_t i = 0; i < acts->size(); ++i) {
+      const std::string path = "$.actions[" + std::to_string(i) + "]";
+      Obj ao((*acts)[i], path, file);
+      ScenarioAction act;
+      act.json_path = path;
+      act.at = ao.duration("at", 0);
+      act.kind = ao.string("do", "");
+      static const std::set<std::string> kinds = {"deploy", "stop", "delete", "shutdown", "status"};
+      if (!kinds.count(act.kind))
+        ao.fail(ao.at("do"), "expected one of: deploy, stop, delete, shutdown, status; got \"" + act.kind + "\"");
+      if (act.kind == "deploy" || act.kind == "stop" || act.kind == "delete") {
+        act.app = ao.string("app", "");
+        if (!by_id.count(act.app)) ao.fail(ao.at("app"), "unknown app '" + act.app + "' (declare it in $.apps)");
+      }
+      if (act.kind == "deploy") {
+        // Fields given here change the app for this (re)deploy.
+        static const std::vector<std::string> keys = {"gpu_memory_mb", "disable_gpu", "cpus", "memory_mb",
+                                                      "replicas", "observed_vram_mb"};
+        bool changed = false;
+        for (const auto& k : keys) changed = changed || ao.has(k);
+        if (changed) {
+          Json sub = Json::object();
+          for (const auto& k : keys)
+            if (ao.has(k)) sub[k] = (*acts)[i][k];
+          for (const auto& k : keys) ao.get(k);
+          Obj so(sub, path, file);
+          act.app_override = parse_app(so, &by_id.at(act.app));
+        }
+      }
+      if (act.kind == "status") {
+        if (const Json* e = ao.get("expect")) {
+          if (!e->is_object()) ao.fail(ao.at("expect"), "expected an object of status field path -> value");
+          act.expect = *e;
+        }
+      }
+      ao.finish();
+      s.actions.push_back(act);
+    }
+  }
+  std::stable_sort(s.actions.begin(), s.actions.end(),
+                   [](const ScenarioAction& a, const ScenarioAction& b) { return a.at < b.at; });
+  if (const Json* ex = root.get("expect")) {
+    if (!ex->is_array()) root.fail(root.at("expect"), "expected an array of expectations");
+    for (std::size_t i = 0; i < ex->size(); ++i) {
+      const std::string path = "$.expect[" + std::to_string(i) + "]";
+      check_expectation((*ex)[i], path, file);
+      if ((*ex)[i].contains("app") && !by_id.count((*ex)[i]["app"].get<std::string>()))
+        root.fail(path + ".app", "unknown app '" + (*ex)[i]["app"].get<std::string>() + "'");
+      s.expectations.push_back({(*ex)[i], path});
+    }
+  }
+  root.finish();
+  return s;
+}
+
+Scenario load_scenario(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ScenarioError(path, "$", "cannot open the file for reading");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  Json doc;
+  try {
+    doc = Json::parse(buf.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is 1-based; give line and column, which editors show.
+    std::size_t line = 1, col = 1;
+    const std::string text = buf.str();
+    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
+    }
+    throw ScenarioError(path, "$", "invalid JSON at line " + std::to_string(line) + ", column " +
+                                       std::to_string(col) + " (expected a JSON document)");
+  }
+  return parse_scenario(doc, path);
+}
+
+}  // namespace vramsim

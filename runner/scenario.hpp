@@ -1,0 +1,84 @@
+#pragma once
+// A scenario: the cluster, the apps, timed actions and the expectations that
+// make it an executable regression test. The format is documented field by
+// field in docs/scenario-format.md.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backends/sim/sim_slurm_backend.hpp"
+#include "control/control_plane.hpp"
+#include "engine/trace.hpp"
+
+namespace vramsim {
+
+// Bad input: names the file, the JSON path of the field and what was expected.
+class ScenarioError : public std::runtime_error {
+ public:
+  ScenarioError(std::string file, std::string path, std::string problem)
+      : std::runtime_error(file + ": " + path + ": " + problem), file_(std::move(file)),
+        path_(std::move(path)), problem_(std::move(problem)) {}
+  const std::string& file() const { return file_; }
+  const std::string& path() const { return path_; }
+  const std::string& problem() const { return problem_; }
+
+ private:
+  std::string file_, path_, problem_;
+};
+
+struct GpuModelInfo {
+  std::string device_name;       // "NVIDIA A100-SXM4-40GB"
+  std::string accelerator_type;  // "A100"
+  std::int64_t memory_mb = 0;    // nvidia-smi memory.total
+};
+// The known GPU models, by the short name scenarios use ("A100-SXM4-40GB").
+const std::map<std::string, GpuModelInfo>& gpu_catalogue();
+// Ray's accelerator type for an nvidia-smi device name.
+std::string ray_accelerator_type(const std::string& device_name);
+
+struct HeadSpec {
+  std::string ip = "10.0.0.254";
+  int cpus = 0;           // 0: the head runs no tasks (the usual SLURM setup)
+  std::int64_t memory_gb = 0;
+  int gpus = 0;
+  std::string gpu;        // catalogue name when gpus > 0
+};
+
+struct ScenarioAction {
+  SimTime at = 0;
+  std::string kind;       // deploy | stop | delete | shutdown | status
+  std::string app;
+  std::optional<AppSpec> app_override;  // deploy with a changed spec
+  Json expect = Json::object();         // status: JSON path -> expected value
+  std::string json_path;                // where the action sits, for messages
+};
+
+struct Expectation {
+  Json spec;              // the expectation object as written
+  std::string json_path;  // "$.expect[2]"
+};
+
+struct Scenario {
+  std::string file;
+  std::string name;
+  std::string description;
+  std::uint64_t seed = 1;
+  SimTime horizon = 12 * kHour;
+  std::string policies = "fixed";  // preset or "preset,model=variant,..."
+  HeadSpec head;
+  SimSlurmConfig slurm;
+  ControlConfig control;
+  int initial_workers = 0;
+  WorkerJobSize initial_worker_size;   // defaults unless given
+  std::vector<AppSpec> apps;
+  std::vector<ScenarioAction> actions;  // sorted by time, stable
+  std::vector<Expectation> expectations;
+};
+
+Scenario load_scenario(const std::string& path);                      // throws ScenarioError
+Scenario parse_scenario(const Json& doc, const std::string& file);    // throws ScenarioError
+
+}  // namespace vramsim

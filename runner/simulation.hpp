@@ -1,0 +1,65 @@
+#pragma once
+// One run of a scenario in simulation: builds the world (event loop, cluster
+// state, simulated SLURM partition, control plane with the chosen policies),
+// replays the actions, then checks the expectations.
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "runner/scenario.hpp"
+
+namespace vramsim {
+
+struct RunOptions {
+  std::optional<std::uint64_t> seed;       // overrides the scenario's
+  std::optional<std::string> policies;     // overrides the scenario's
+  std::string trace_path;                  // JSON Lines; empty: none
+  std::vector<Duration> status_at;         // print status at these times
+  std::optional<Duration> status_every;    // CSV timeline period
+  std::string status_json_path;            // status snapshots (JSON array)
+  std::string status_csv_path;             // timeline CSV
+};
+
+struct ExpectationResult {
+  std::string path;       // "$.expect[1]" or "$.actions[3].expect"
+  std::string description;
+  bool held = false;
+  std::string why;        // what was observed
+};
+
+struct AppOutcome {
+  std::string id;
+  std::string admitted;       // "admitted", "rejected", "pending" (never checked)
+  std::string final_state;
+  std::optional<Duration> time_to_running;  // from the first deploy request
+  std::string reservation;    // "0.01 GPU + 8000 MB VRAM_MB", "1 GPU", "none"
+  std::string message;
+};
+
+struct RunMetrics {
+  int jobs_submitted = 0, jobs_cancelled = 0, jobs_timeout = 0, jobs_left = 0;
+  double orphaned_job_seconds = 0;   // allocation held by jobs after shutdown
+  int scale_ups = 0, scale_downs = 0, device_overbookings = 0;
+  SimTime end_time = 0;
+  bool shut_down = false;            // jobs_left counts after shutdown, else at the end
+  std::uint64_t events = 0;
+};
+
+struct RunResult {
+  std::string scenario, policies;
+  std::uint64_t seed = 0;
+  std::vector<AppOutcome> apps;
+  RunMetrics metrics;
+  std::vector<ExpectationResult> expectations;
+  std::vector<std::string> status_lines;  // from --status-at and status actions
+  bool all_held() const;
+};
+
+RunResult run_scenario(const Scenario& scenario, const RunOptions& options);
+
+void print_summary(const RunResult& r, std::ostream& out);
+// Side-by-side table of several runs of one scenario.
+void print_comparison(const std::vector<RunResult>& runs, std::ostream& out);
+
+}  // namespace vramsim

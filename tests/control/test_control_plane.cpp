@@ -1,0 +1,403 @@
+// The control plane driving the simulated SLURM backend on the virtual clock:
+// one A100-40GB partition node, max_workers=1, fixed latencies, so every
+// figure below follows from the defaults and is exact.
+#include "control/control_plane.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/sim/sim_slurm_backend.hpp"
+#include "engine/event_loop.hpp"
+
+namespace vramsim {
+namespace {
+
+constexpr Duration kQueueWait = 5 * kSecond;
+constexpr Duration kNodeBoot = 20 * kSecond;
+constexpr Duration kRegistration = 5 * kSecond;
+
+struct SimOptions {
+  Duration queue_wait = kQueueWait;
+  Duration scale_down_threshold = 300 * kSecond;
+};
+
+struct Sim {
+  EventLoop loop;
+  RandomStreams rng{2024};
+  TraceRecorder trace;
+  std::shared_ptr<MemorySink> sink = std::make_shared<MemorySink>();
+  ClusterState cluster;
+  std::unique_ptr<SimSlurmBackend> backend;
+  std::unique_ptr<ControlPlane> control;
+
+  explicit Sim(const std::string& policy, SimOptions o = {}) {
+    trace.add_sink(sink);
+    NodeSpec head;
+    head.ip = "10.0.0.254";
+    head.head = true;
+    head.resources.set(kCPU, 0);  // nothing runs on the head
+    cluster.add_node(std::move(head), 0);
+
+    SimSlurmConfig sc;
+    PartitionNodeType a100;
+    a100.count = 1;
+    a100.cpus = 8;
+    a100.memory_gb = 128;
+    a100.gpus = 1;
+    a100.gpu_model = "NVIDIA A100-SXM4-40GB";
+    a100.accelerator_type = "A100";
+    a100.gpu_memory_mb = 40960;
+    sc.nodes = {a100};
+    sc.queue_wait = LatencyModel::fixed(o.queue_wait);
+    sc.node_boot = LatencyModel::fixed(kNodeBoot);
+    sc.registration = LatencyModel::fixed(kRegistration);
+    sc.ray_stop = LatencyModel::fixed(5 * kSecond);
+    sc.cancel_latency = LatencyModel::fixed(1 * kSecond);
+
+    PolicySet policies = resolve_policies(policy);
+    backend = std::make_unique<SimSlurmBackend>(loop, rng, trace, sc, policies.advertisement);
+    ControlConfig cfg;
+    cfg.autoscaler.max_workers = 1;
+    cfg.autoscaler.scale_down_threshold = o.scale_down_threshold;
+    control = std::make_unique<ControlPlane>(loop, *backend, cluster, trace, rng, std::move(policies), cfg);
+    control->start();
+  }
+
+  std::vector<TraceEvent> of(const std::string& kind) const { return sink->of_kind(kind); }
+  const TraceEvent* first(const std::string& kind) const {
+    for (const auto& e : sink->events)
+      if (e.kind == kind) return &e;
+    return nullptr;
+  }
+  // The worker's own node_registered event (the head has no job).
+  const TraceEvent* worker_registered() const {
+    for (const auto& e : sink->events)
+      if (e.kind == "node_registered" && e["job"] != "") return &e;
+    return nullptr;
+  }
+  const SimJob& only_job() const {
+    EXPECT_EQ(backend->jobs().size(), 1u);
+    return backend->jobs().begin()->second;
+  }
+  void at(Duration t, std::function<void()> fn) { loop.at(t, std::move(fn)); }
+};
+
+AppSpec vram_app(std::string id = "app", std::int64_t gmb = 8000) {
+  AppSpec a;
+  a.id = std::move(id);
+  a.gpu_memory_mb = gmb;
+  return a;
+}
+
+Json strings(std::vector<std::string> v) {
+  Json j = Json::array();
+  for (auto& s : v) j.push_back(std::move(s));
+  return j;
+}
+
+// --- (1) cold deploy with max_workers=1 ---------------------------------------------------------
+
+TEST(ColdDeploy, FixedAdmitsOnCapacityInFlightAndPacksByVram) {
+  Sim sim("fixed");
+  sim.control->deploy(vram_app());
+  sim.loop.run(300 * kSecond);
+
+  const auto sizing = sim.of("sizing");
+  ASSERT_EQ(sizing.size(), 1u);
+  EXPECT_EQ(sizing[0]["branch"], "vram") << "no GPU known yet on an elastic cluster";
+
+  const auto admission = sim.of("admission");
+  ASSERT_EQ(admission.size(), 1u);
+  EXPECT_EQ(admission[0]["admitted"], true);
+  EXPECT_EQ(admission[0]["reason"], "capacity_in_flight");
+  EXPECT_EQ(admission[0]["worker_jobs"], 1);
+  EXPECT_EQ(admission[0]["unregistered_jobs"], 1);
+
+  const auto ups = sim.of("scale_up");
+  ASSERT_EQ(ups.size(), 1u) << "one job for the whole cold start";
+  EXPECT_EQ(ups[0]["gpus"], 1);
+  EXPECT_EQ(ups[0].t, 10 * kSecond) << "the first tick, on the introspection task's demand";
+
+  const TraceEvent* reg = sim.worker_registered();
+  ASSERT_NE(reg, nullptr);
+  EXPECT_EQ((*reg)["resources"]["VRAM_MB"], 40960.0);
+  EXPECT_EQ((*reg)["resources"]["slurm_job_id:" + (*reg)["job"].get<std::string>()], 1.0);
+
+  const auto placed = sim.of("replica_placed");
+  ASSERT_EQ(placed.size(), 1u);
+  EXPECT_EQ(placed[0]["node_vram_available_mb"], 32960);
+  EXPECT_EQ(placed[0]["vram_mb"], 8000);
+  EXPECT_EQ(placed[0]["num_gpus"], 0.01);
+  EXPECT_EQ(placed[0]["devices"], Json::array({0}));
+
+  const AppRecord* app = sim.control->app("app");
+  ASSERT_NE(app, nullptr);
+  EXPECT_EQ(app->life.state(), AppState::Running);
+  ASSERT_TRUE(app->running_at);
+  // tick 10 s + queue 5 s + boot 20 s + registration 5 s.
+  EXPECT_EQ(*app->running_at, 10 * kSecond + kQueueWait + kNodeBoot + kRegistration);
+}
+
+TEST(ColdDeploy, LegacyRejectsWhileItsOwnWorkerIsInFlight) {
+  Sim sim("legacy");
+  sim.control->deploy(vram_app());
+  sim.loop.run(300 * kSecond);
+
+  const auto sizing = sim.of("sizing");
+  ASSERT_EQ(sizing.size(), 1u);
+  EXPECT_EQ(sizing[0]["branch"], "whole_gpu_fallback");
+
+  const auto admission = sim.of("admission");
+  ASSERT_EQ(admission.size(), 1u);
+  EXPECT_EQ(admission[0]["admitted"], false);
+  EXPECT_EQ(admission[0]["reason"], "insufficient");
+  EXPECT_EQ(admission[0]["worker_jobs"], 1);
+  EXPECT_EQ(admission[0]["message"],
+            "Insufficient resources for application 'app'. Requested: {'num_cpus': 1, 'num_gpus': 1, 'memory': 0}");
+
+  EXPECT_EQ(sim.of("scale_up").size(), 1u) << "the introspection task still scaled up";
+  const TraceEvent* reg = sim.worker_registered();
+  ASSERT_NE(reg, nullptr);
+  EXPECT_FALSE((*reg)["resources"].contains("VRAM_MB"));
+  EXPECT_TRUE(sim.of("replica_placed").empty());
+  EXPECT_EQ(sim.control->app("app")->life.state(), AppState::DeployFailed);
+  EXPECT_EQ(sim.control->app("app")->message, admission[0]["message"].get<std::string>());
+}
+
+// --- (2) shutdown while the only job is still queued ---------------------------------------------
+
+TEST(ShutdownWhileQueued, FixedCancelsThePendingJob) {
+  Sim sim("fixed", {.queue_wait = 10 * kMinute});
+  sim.control->deploy(vram_app());
+  sim.loop.run(30 * kSecond);
+  ASSERT_EQ(sim.only_job().life.state(), JobState::Pending);
+
+  sim.control->shutdown();
+  sim.loop.run();  // drains: nothing may be left running
+
+  EXPECT_EQ(sim.only_job().life.state(), JobState::Cancelled);
+  const auto done = sim.of("shutdown_done");
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0]["jobs_left"], Json::array());
+  EXPECT_LE(*sim.control->shutdown_done_at() - 30 * kSecond, 2 * kSecond);
+  EXPECT_TRUE(sim.backend->list_jobs().empty());
+  EXPECT_TRUE(sim.of("node_unclaimed").empty());
+}
+
+TEST(ShutdownWhileQueued, LegacyReturnsEarlyAndTheJobBurnsToItsTimeLimit) {
+  Sim sim("legacy", {.queue_wait = 10 * kMinute});
+  sim.control->deploy(vram_app());
+  sim.loop.run(30 * kSecond);
+  const std::string job = sim.only_job().id;
+  ASSERT_EQ(sim.only_job().life.state(), JobState::Pending);
+
+  sim.control->shutdown();
+  const auto done = sim.of("shutdown_done");
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0]["jobs_left"], strings({job}));
+  EXPECT_EQ(*sim.control->shutdown_done_at(), 30 * kSecond) << "returned at once";
+
+  sim.loop.run();
+  const SimJob& j = sim.only_job();
+  EXPECT_EQ(j.life.state(), JobState::Timeout);
+  ASSERT_TRUE(j.started && j.ended);
+  EXPECT_EQ(*j.started, 10 * kSecond + 10 * kMinute);
+  EXPECT_EQ(*j.ended - *j.started, 4 * kHour) << "the whole allocation burned";
+  EXPECT_EQ(sim.of("node_unclaimed").size(), 1u) << "it joined a head that was gone";
+}
+
+TEST(ShutdownWhileRunning, FixedDrainsAndLeavesTheQueueEmpty) {
+  Sim sim("fixed");
+  sim.control->deploy(vram_app());
+  sim.loop.run(100 * kSecond);
+  ASSERT_EQ(sim.control->app("app")->life.state(), AppState::Running);
+  sim.control->shutdown();
+  sim.loop.run();
+  EXPECT_EQ(sim.of("shutdown_done").at(0)["jobs_left"], Json::array());
+  EXPECT_TRUE(is_terminal(sim.only_job().life.state()));
+  EXPECT_EQ(sim.of("graceful_stop_done").size(), 1u) << "awaited before the sweep";
+}
+
+// Shutting down stops the node under a running replica, which puts the
+// replica back into pending demand. The monitor tick that lands while the
+// shutdown is still in progress must not answer it with a new worker job:
+// legacy would leave that job to burn to its time limit. Each shutdown time
+// puts a tick (710 s) inside that policy's window.
+TEST(ShutdownWhileRunning, NoScaleUpOnceShutdownHasStarted) {
+  for (const auto& [policy, at] : {std::pair<std::string, SimTime>{"legacy", 709500 * kMillisecond},
+                                   std::pair<std::string, SimTime>{"fixed", 704500 * kMillisecond}}) {
+    Sim sim(policy);
+    sim.control->deploy(vram_app());
+    sim.at(100 * kSecond, [&] { sim.control->deploy(vram_app()); });  // legacy: now that the node is up
+    sim.at(at, [&] {
+      ASSERT_EQ(sim.control->app("app")->life.state(), AppState::Running) << policy;
+      sim.control->shutdown();
+    });
+    sim.loop.run();
+    const TraceEvent* started = sim.first("shutdown_started");
+    ASSERT_NE(started, nullptr);
+    for (const auto& e : sim.of("scale_up"))
+      EXPECT_LT(e.t, started->t) << policy << ": scale-up at " << format_seconds(e.t) << " s during shutdown";
+    EXPECT_EQ(sim.backend->jobs().size(), 1u) << policy << ": only the cold-start job was ever submitted";
+    EXPECT_EQ(sim.of("shutdown_done").at(0)["jobs_left"], Json::array()) << policy;
+  }
+}
+
+// --- (3) scale-down after the app is stopped ------------------------------------------------------
+
+TEST(ScaleDown, IdleNodeIsReleasedAfterTheThreshold) {
+  Sim sim("fixed", {.scale_down_threshold = 90 * kSecond});
+  sim.control->deploy(vram_app());
+  const SimTime stop_at = 105 * kSecond;  // between two ticks
+  sim.loop.run(stop_at);
+  ASSERT_EQ(sim.control->app("app")->life.state(), AppState::Running);
+  sim.control->stop_app("app");
+  ASSERT_EQ(sim.control->app("app")->life.state(), AppState::Deleted);
+  sim.loop.run(600 * kSecond);
+
+  const auto downs = sim.of("scale_down");
+  ASSERT_EQ(downs.size(), 1u);
+  EXPECT_GT(downs[0]["idle_for_us"].get<Duration>(), 90 * kSecond);
+  std::vector<TraceEvent> ended;
+  for (const auto& e : sim.of("job_ended")) ended.push_back(e);
+  ASSERT_EQ(ended.size(), 1u);
+  EXPECT_TRUE(ended[0]["state"] == "COMPLETED" || ended[0]["state"] == "CANCELLED") << ended[0]["state"];
+  const Duration after_stop = ended[0].t - stop_at;
+  EXPECT_GE(after_stop, 90 * kSecond);
+  EXPECT_LE(after_stop, 160 * kSecond);
+  std::cout << "[ figures  ] scale_down decided " << format_seconds(downs[0].t - stop_at)
+            << " s after stop_app; job " << ended[0]["state"].get<std::string>() << " "
+            << format_seconds(after_stop) << " s after stop_app\n";
+
+  EXPECT_TRUE(sim.backend->list_jobs().empty());
+  EXPECT_EQ(sim.cluster.alive_nodes().size(), 1u) << "only the head is left";
+  EXPECT_EQ(sim.of("scale_up").size(), 1u) << "nothing asked for a new worker";
+}
+
+TEST(ScaleDown, RunningAppKeepsItsNode) {
+  Sim sim("fixed", {.scale_down_threshold = 90 * kSecond});
+  sim.control->deploy(vram_app());
+  sim.loop.run(900 * kSecond);
+  EXPECT_TRUE(sim.of("scale_down").empty());
+  EXPECT_EQ(sim.control->app("app")->life.state(), AppState::Running);
+}
+
+// --- (4) lifecycles seen through the trace -----------------------------------------------------------
+
+// Replays every app_state event against the transition table.
+void expect_legal_app_transitions(const Sim& sim) {
+  std::map<std::string, std::string> state;
+  const auto legal = [](const std::string& from, const std::string& to) {
+    for (const auto& [a, b] : kAppTransitions)
+      if (name(a) == from && name(b) == to) return true;
+    return false;
+  };
+  for (const auto& e : sim.of("app_state")) {
+    const std::string app = e["app"], from = e["from"], to = e["to"];
+    auto [it, fresh] = state.try_emplace(app, "NOT_STARTED");
+    EXPECT_EQ(from, it->second) << app << " at " << format_seconds(e.t);
+    EXPECT_TRUE(legal(from, to)) << app << ": " << from << " -> " << to;
+    it->second = to;
+  }
+  for (const auto& [id, app] : sim.control->apps()) {
+    const auto it = state.find(id);
+    EXPECT_EQ(name(app.life.state()), it == state.end() ? std::string("NOT_STARTED") : it->second) << id;
+  }
+}
+
+class LifecyclesBothPolicies : public ::testing::TestWithParam<std::string> {};
+INSTANTIATE_TEST_SUITE_P(Policies, LifecyclesBothPolicies, ::testing::Values("legacy", "fixed"));
+
+TEST_P(LifecyclesBothPolicies, RedeployNodeLossStopDeleteAndShutdownStayLegal) {
+  Sim sim(GetParam());
+  sim.control->deploy(vram_app("a"));
+  sim.at(60 * kSecond, [&] { sim.control->deploy(vram_app("a", -1)); });  // to a whole GPU
+  sim.at(120 * kSecond, [&] { sim.control->deploy(vram_app("b", 4000)); });
+  sim.at(170 * kSecond, [&] {  // the worker dies under its replicas
+    for (const auto& j : sim.backend->list_jobs()) sim.backend->cancel_jobs({j.id});
+  });
+  sim.at(400 * kSecond, [&] { sim.control->stop_app("a"); });
+  sim.at(405 * kSecond, [&] { sim.control->delete_app("b"); });
+  sim.at(410 * kSecond, [&] { sim.control->stop_app("never-deployed"); });
+  sim.at(450 * kSecond, [&] { sim.control->deploy(vram_app("a")); });
+  sim.at(700 * kSecond, [&] { sim.control->shutdown(); });
+  sim.at(800 * kSecond, [&] { sim.control->deploy(vram_app("late")); });
+  EXPECT_NO_THROW(sim.loop.run());
+  expect_legal_app_transitions(sim);
+  EXPECT_TRUE(sim.control->shut_down());
+  EXPECT_EQ(sim.of("deploy_ignored").size(), 1u);
+  EXPECT_EQ(sim.control->app("late"), nullptr);
+  for (const auto& [id, app] : sim.control->apps())
+    for (const auto& r : app.replicas)
+      EXPECT_NE(r.life.state(), ReplicaState::Starting) << id << " replica left half-started";
+}
+
+TEST(Lifecycles, FixedNodeLossMakesRunningAppUnhealthyThenRunningAgain) {
+  Sim sim("fixed");
+  sim.control->deploy(vram_app());
+  sim.at(100 * kSecond, [&] {
+    for (const auto& j : sim.backend->list_jobs()) sim.backend->cancel_jobs({j.id});
+  });
+  EXPECT_NO_THROW(sim.loop.run(400 * kSecond));
+  expect_legal_app_transitions(sim);
+  std::vector<std::string> path;
+  for (const auto& e : sim.of("app_state")) path.push_back(e["to"]);
+  EXPECT_EQ(path, (std::vector<std::string>{"DEPLOYING", "RUNNING", "UNHEALTHY", "RUNNING"}));
+  EXPECT_EQ(sim.of("scale_up").size(), 2u) << "a replacement worker";
+  EXPECT_EQ(sim.of("replica_lost").size(), 1u);
+}
+
+TEST(Lifecycles, StopWhileDeployingWithdrawsThePendingReplica) {
+  Sim sim("fixed");
+  sim.control->deploy(vram_app());
+  sim.loop.run(20 * kSecond);  // admitted at 15 s, node not there until 40 s
+  ASSERT_EQ(sim.control->app("app")->life.state(), AppState::Deploying);
+  sim.control->stop_app("app");
+  EXPECT_NO_THROW(sim.loop.run(300 * kSecond));
+  expect_legal_app_transitions(sim);
+  EXPECT_EQ(sim.control->app("app")->life.state(), AppState::Deleted);
+  EXPECT_TRUE(sim.of("replica_placed").empty());
+  EXPECT_EQ(sim.cluster.pending_count(), 0u);
+}
+
+TEST(Lifecycles, RedeployOfFailedAppIsLegal) {
+  Sim sim("legacy");
+  sim.control->deploy(vram_app());  // rejected: its own worker is in flight
+  sim.at(100 * kSecond, [&] { sim.control->deploy(vram_app()); });  // the node is there now
+  EXPECT_NO_THROW(sim.loop.run(300 * kSecond));
+  expect_legal_app_transitions(sim);
+  std::vector<std::string> path;
+  for (const auto& e : sim.of("app_state")) path.push_back(e["to"]);
+  EXPECT_EQ(path, (std::vector<std::string>{"DEPLOY_FAILED", "DEPLOYING", "RUNNING"}));
+  const auto sizing = sim.of("sizing");
+  ASSERT_EQ(sizing.size(), 2u);
+  EXPECT_EQ(sizing[1]["branch"], "fraction") << "legacy worker advertises no VRAM_MB";
+  EXPECT_EQ(sizing[1]["num_gpus"], 0.2);  // round(8000 / 40960, 2)
+}
+
+// Two deploys of one app queued back to back: the second replaces the first,
+// so the app ends with the replicas it asked for, not twice as many.
+TEST(Lifecycles, BackToBackRedeployDoesNotDoubleTheReplicas) {
+  Sim sim("fixed");
+  sim.control->deploy(vram_app());
+  sim.control->deploy(vram_app());
+  EXPECT_NO_THROW(sim.loop.run(300 * kSecond));
+  expect_legal_app_transitions(sim);
+  const AppRecord* app = sim.control->app("app");
+  ASSERT_NE(app, nullptr);
+  EXPECT_EQ(app->life.state(), AppState::Running);
+  EXPECT_EQ(app->replicas.size(), 1u);
+  const Node* worker = sim.cluster.alive_nodes().back();
+  EXPECT_EQ(worker->available.get(kVramMB), 40960.0 - 8000.0) << "one replica's VRAM booked";
+}
+
+}  // namespace
+}  // namespace vramsim

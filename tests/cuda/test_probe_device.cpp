@@ -1,0 +1,259 @@
+// The device probe and the vramsim-probe binary. Tests that need a CUDA
+// device skip with "no CUDA device visible: ..." where there is none.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/cuda/gpu_detector.hpp"
+#include "backends/cuda/matmul_probe.hpp"
+#include "tests/cuda/test_support.hpp"
+
+#if VRAMSIM_CUDA_ENABLED
+#include "backends/cuda/cuda_runtime_detector.hpp"
+#endif
+
+namespace vramsim::gpu {
+namespace {
+
+using test_support::lines_of;
+using test_support::run_command;
+using test_support::ScopedEnv;
+using test_support::shell_quote;
+using test_support::TempDir;
+using test_support::write_file;
+
+// std::nullopt when a CUDA device is usable; otherwise why not, as the
+// "no CUDA device visible: ..." line.
+std::optional<std::string> no_device_reason() {
+#if VRAMSIM_CUDA_ENABLED
+  const auto inventory = CudaRuntimeDetector().detect();
+  if (!inventory) return inventory.error().message;
+  if (inventory->devices.empty()) return std::string(kNoDevicePrefix) + "the CUDA runtime found no devices";
+  return std::nullopt;
+#else
+  return std::string(kNoDevicePrefix) + "vramsim was built without CUDA support";
+#endif
+}
+
+// ---- in-process probe ----------------------------------------------------
+
+TEST(MatmulProbe, InvalidOptionsAreRejectedBeforeAnyDeviceWork) {
+  ProbeOptions o;
+  o.iterations = 0;
+  const auto r = run_matmul_probe(o);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, ErrorKind::InvalidArgument);
+}
+
+TEST(MatmulProbe, WithoutADeviceReportsNoDeviceNeverAFigure) {
+  if (!no_device_reason()) GTEST_SKIP() << "a CUDA device is visible";
+  ProbeOptions o;
+  o.n = 64;
+  o.check_n = 16;
+  o.iterations = 1;
+  o.warmup = 0;
+  const auto r = run_matmul_probe(o);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, ErrorKind::NoDevice);
+  EXPECT_EQ(r.error().message.rfind(kNoDevicePrefix, 0), 0u) << r.error().message;
+}
+
+void expect_sane_report(const ProbeReport& report, const ProbeOptions& o) {
+  EXPECT_FALSE(report.gpu.empty());
+  EXPECT_GT(report.gpu_total_mb, 0);
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  EXPECT_EQ(report.visible_devices, visible != nullptr ? visible : "");
+  EXPECT_GT(report.matmul_tflops, 0.0);
+  const auto n = static_cast<std::int64_t>(o.n);
+  const std::int64_t matrices_mb = (3 * n * n * 2 + (1 << 20) - 1) >> 20;
+  EXPECT_GE(report.peak_alloc_mb, matrices_mb);
+  EXPECT_LE(report.peak_alloc_mb, matrices_mb + 64);  // plus at most the cuBLASLt workspace
+  EXPECT_EQ(report.n, o.n);
+  EXPECT_EQ(report.iterations, o.iterations);
+}
+
+TEST(MatmulProbeOnDevice, SmallNRunPassesTheCheckAndReports) {
+  if (const auto reason = no_device_reason()) GTEST_SKIP() << *reason;
+  ProbeOptions o;
+  o.n = 1024;
+  o.iterations = 3;
+  o.warmup = 1;
+  o.check_n = 128;
+  const auto r = run_matmul_probe(o);
+  ASSERT_TRUE(r) << r.error().message;
+  expect_sane_report(*r, o);
+}
+
+TEST(MatmulProbeOnDevice, SizesThatAreNotMultiplesOfEight) {
+  if (const auto reason = no_device_reason()) GTEST_SKIP() << *reason;
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{33}, std::int64_t{257}}) {
+    ProbeOptions o;
+    o.n = n;
+    o.check_n = n;
+    o.iterations = 2;
+    o.warmup = 1;
+    const auto r = run_matmul_probe(o);
+    ASSERT_TRUE(r) << "n=" << n << ": " << r.error().message;
+    expect_sane_report(*r, o);
+  }
+}
+
+#if VRAMSIM_CUDA_ENABLED
+TEST(CudaRuntimeDetectorOnDevice, ListsDevicesWithFreeMemory) {
+  if (const auto reason = no_device_reason()) GTEST_SKIP() << *reason;
+  const auto inv = CudaRuntimeDetector().detect();
+  ASSERT_TRUE(inv) << inv.error().message;
+  EXPECT_EQ(inv->source, "cuda-runtime");
+  for (std::size_t i = 0; i < inv->devices.size(); ++i) {
+    const auto& d = inv->devices[i];
+    EXPECT_EQ(d.index, static_cast<int>(i));
+    EXPECT_FALSE(d.name.empty());
+    EXPECT_GT(d.total_mb, 0);
+    ASSERT_TRUE(d.free_mb.has_value());
+    EXPECT_LE(*d.free_mb, d.total_mb);
+  }
+}
+#endif
+
+TEST(CudaRuntimeDetector, AnswersWithoutCrashingEverywhere) {
+  const auto inv = make_default_detector()->detect();
+  if (!inv) {
+    EXPECT_TRUE(inv.error().kind == ErrorKind::NoDevice || inv.error().kind == ErrorKind::DetectionFailed)
+        << inv.error().message;
+    if (inv.error().kind == ErrorKind::NoDevice) {
+      EXPECT_EQ(inv.error().message.rfind(kNoDevicePrefix, 0), 0u) << inv.error().message;
+    }
+  }
+}
+
+// ---- the vramsim-probe binary --------------------------------------------
+
+#ifdef VRAMSIM_PROBE_BINARY
+
+std::string probe(const std::string& args) { return shell_quote(VRAMSIM_PROBE_BINARY) + " " + args; }
+
+TEST(ProbeBinary, NoDeviceExitsThreeWithOneLine) {
+  if (!no_device_reason()) GTEST_SKIP() << "a CUDA device is visible";
+  for (const char* args : {"--n 64 --check-n 16 --iterations 1 --warmup 0", ""}) {
+    const auto r = run_command(probe(args));
+    EXPECT_EQ(r.status, 3) << args << ": " << r.output;
+    const auto lines = lines_of(r.output);
+    ASSERT_EQ(lines.size(), 1u) << r.output;
+    EXPECT_EQ(lines[0].rfind("no CUDA device visible: ", 0), 0u) << r.output;
+    if (!cuda_built_in()) {
+      EXPECT_EQ(lines[0], "no CUDA device visible: vramsim was built without CUDA support");
+    }
+  }
+}
+
+TEST(ProbeBinary, BadArgumentsExitTwoWithOneLine) {
+  for (const char* args : {"--n 0", "--n=-3", "--n abc", "--iterations 0", "--warmup=-1", "--check-n 0",
+                           "--check-n 100000", "--bogus", "--json-out", "extra-positional"}) {
+    const auto r = run_command(probe(args));
+    EXPECT_EQ(r.status, 2) << args << ": " << r.output;
+    EXPECT_EQ(lines_of(r.output).size(), 1u) << args << ": " << r.output;
+  }
+}
+
+TEST(ProbeBinary, HelpExitsZeroAndListsTheOptions) {
+  const auto r = run_command(probe("--help"));
+  EXPECT_EQ(r.status, 0);
+  for (const char* option : {"--n", "--iterations", "--warmup", "--check-n", "--detect", "--json-out"}) {
+    EXPECT_NE(r.output.find(option), std::string::npos) << option;
+  }
+}
+
+TEST(ProbeBinary, PeakForPrintsTheTableEntry) {
+  auto r = run_command(probe("--peak-for 'NVIDIA H100 80GB HBM3'"));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output, "{\"name\":\"NVIDIA H100 80GB HBM3\",\"dense_fp16_tflops\":989.4}\n");
+  r = run_command(probe("--peak-for 'Mystery GPU'"));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output, "{\"name\":\"Mystery GPU\",\"dense_fp16_tflops\":null}\n");
+}
+
+TEST(ProbeBinary, JsonOutWritesTheSameJson) {
+  TempDir dir;
+  const auto file = dir.file("out.json");
+  const auto r = run_command(probe("--peak-for 'Tesla T4' --json-out " + shell_quote(file)));
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream in(file);
+  std::stringstream content;
+  content << in.rdbuf();
+  EXPECT_EQ(content.str(), r.output);
+}
+
+TEST(ProbeBinary, UnwritableJsonOutExitsFive) {
+  TempDir dir;
+  const auto r = run_command(probe("--peak-for 'Tesla T4' --json-out " + shell_quote(dir.file("no/such/dir.json"))));
+  EXPECT_EQ(r.status, 5) << r.output;
+}
+
+TEST(ProbeBinary, DetectPrintsTheInventory) {
+  if (cuda_built_in()) {
+    const auto reason = no_device_reason();
+    const auto r = run_command(probe("--detect"));
+    if (reason) {
+      EXPECT_EQ(r.status, 3) << r.output;
+      ASSERT_EQ(lines_of(r.output).size(), 1u) << r.output;
+      EXPECT_EQ(r.output.rfind("no CUDA device visible: ", 0), 0u) << r.output;
+    } else {
+      ASSERT_EQ(r.status, 0) << r.output;
+      const auto j = nlohmann::json::parse(r.output);
+      EXPECT_EQ(j["source"], "cuda-runtime");
+      EXPECT_FALSE(j["devices"].empty());
+    }
+    return;
+  }
+  // Without CUDA, --detect runs the nvidia-smi first on PATH.
+  TempDir dir;
+  write_file(dir.file("nvidia-smi"), "#!/bin/sh\necho 'NVIDIA H100 80GB HBM3, 81559, Disabled'\n", 0755);
+  const char* old = std::getenv("PATH");
+  ScopedEnv path("PATH", dir.path() + ":" + (old != nullptr ? old : "/usr/bin:/bin"));
+  const auto r = run_command(probe("--detect"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output,
+            "{\"source\":\"nvidia-smi\",\"devices\":[{\"index\":0,\"name\":\"NVIDIA H100 80GB HBM3\","
+            "\"total_mb\":81559,\"free_mb\":null,\"mig_enabled\":false}]}\n");
+}
+
+TEST(ProbeBinary, DetectFailuresMapToStatuses) {
+  if (cuda_built_in()) GTEST_SKIP() << "--detect uses the CUDA runtime in this build";
+  TempDir dir;
+  const char* old = std::getenv("PATH");
+  ScopedEnv path("PATH", dir.path() + ":" + (old != nullptr ? old : "/usr/bin:/bin"));
+  struct Case {
+    const char* script;
+    int status;
+    const char* prefix;
+  };
+  const Case cases[] = {
+      {"echo \"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\"; exit 9", 3,
+       "no CUDA device visible: nvidia-smi exited with status 9"},
+      {"exit 0", 3, "no CUDA device visible: nvidia-smi found no devices"},
+      {"echo 'garbage'", 5, "nvidia-smi output line 1"},
+  };
+  for (const auto& c : cases) {
+    write_file(dir.file("nvidia-smi"), std::string("#!/bin/sh\n") + c.script + "\n", 0755);
+    const auto r = run_command(probe("--detect"));
+    EXPECT_EQ(r.status, c.status) << c.script << ": " << r.output;
+    EXPECT_EQ(lines_of(r.output).size(), 1u) << r.output;
+    EXPECT_EQ(r.output.rfind(c.prefix, 0), 0u) << r.output;
+  }
+  std::filesystem::remove(dir.file("nvidia-smi"));
+  ScopedEnv only_empty("PATH", dir.path());
+  const auto r = run_command(probe("--detect"));
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_EQ(r.output, "no CUDA device visible: nvidia-smi not found on PATH\n");
+}
+
+#endif  // VRAMSIM_PROBE_BINARY
+
+}  // namespace
+}  // namespace vramsim::gpu

@@ -1,0 +1,113 @@
+#include "engine/trace.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vramsim {
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TEST(TraceEvent, ToJsonPutsTimeAndKindFirst) {
+  TraceEvent ev{1500, "job_state", Json::object()};
+  ev.fields["job"] = "17";
+  ev.fields["state"] = "RUNNING";
+  EXPECT_EQ(ev.to_json().dump(), R"({"t":1500,"kind":"job_state","job":"17","state":"RUNNING"})");
+  EXPECT_EQ(ev["job"], "17");
+  EXPECT_TRUE(ev["missing"].is_null());
+}
+
+TEST(JsonLinesSink, OneLinePerEventFieldsInInsertionOrder) {
+  std::ostringstream out;
+  TraceRecorder rec;
+  rec.add_sink(std::make_shared<JsonLinesSink>(out));
+  // Field names deliberately out of alphabetical order.
+  rec.record(0, "node_up", Json{{"node", "head"}, {"ip", "10.0.0.1"}});
+  Json f = Json::object();
+  f["zeta"] = 1;
+  f["alpha"] = 2.5;
+  f["mid"] = Json::array({1, 2});
+  rec.record(2 * kSecond, "custom", f);
+  rec.record(3 * kSecond, "empty");
+  rec.flush();
+  const auto lines = lines_of(out.str());
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], R"({"t":0,"kind":"node_up","node":"head","ip":"10.0.0.1"})");
+  EXPECT_EQ(lines[1], R"({"t":2000000,"kind":"custom","zeta":1,"alpha":2.5,"mid":[1,2]})");
+  EXPECT_EQ(lines[2], R"({"t":3000000,"kind":"empty"})");
+  EXPECT_EQ(out.str().back(), '\n');
+  for (const auto& line : lines) {
+    auto j = Json::parse(line);
+    ASSERT_GE(j.size(), 2u);
+    EXPECT_EQ(j.begin().key(), "t");
+    EXPECT_EQ(std::next(j.begin()).key(), "kind");
+  }
+  EXPECT_EQ(rec.count(), 3u);
+}
+
+TEST(JsonLinesSink, WritesAFile) {
+  const std::string path = ::testing::TempDir() + "vramsim_trace_test.jsonl";
+  {
+    TraceRecorder rec;
+    rec.add_sink(std::make_shared<JsonLinesSink>(path));
+    rec.record(1, "a", Json{{"x", 1}});
+    rec.record(2, "b");
+    rec.flush();
+  }
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), "{\"t\":1,\"kind\":\"a\",\"x\":1}\n{\"t\":2,\"kind\":\"b\"}\n");
+  std::remove(path.c_str());
+}
+
+TEST(JsonLinesSink, UnwritablePathThrows) {
+  EXPECT_THROW(JsonLinesSink("/nonexistent-dir/for/sure/trace.jsonl"), std::runtime_error);
+}
+
+TEST(MemorySink, KeepsOrderAndFiltersByKind) {
+  auto mem = std::make_shared<MemorySink>();
+  TraceRecorder rec;
+  rec.add_sink(mem);
+  rec.record(1, "job_state", Json{{"job", "1"}, {"state", "PENDING"}});
+  rec.record(2, "node_up", Json{{"node", "node-1"}});
+  rec.record(3, "job_state", Json{{"job", "1"}, {"state", "RUNNING"}});
+  ASSERT_EQ(mem->events.size(), 3u);
+  EXPECT_EQ(mem->events[1].kind, "node_up");
+  auto jobs = mem->of_kind("job_state");
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].t, 1);
+  EXPECT_EQ(jobs[0]["state"], "PENDING");
+  EXPECT_EQ(jobs[1].t, 3);
+  EXPECT_EQ(jobs[1]["state"], "RUNNING");
+  EXPECT_TRUE(mem->of_kind("nothing").empty());
+}
+
+TEST(TraceRecorder, FansOutToEverySink) {
+  auto a = std::make_shared<MemorySink>();
+  auto b = std::make_shared<MemorySink>();
+  TraceRecorder rec;
+  rec.record(0, "before_sinks");  // counted, written nowhere
+  rec.add_sink(a);
+  rec.add_sink(b);
+  rec.record(5, "x", Json{{"k", 1}});
+  EXPECT_EQ(a->events.size(), 1u);
+  EXPECT_EQ(b->events.size(), 1u);
+  EXPECT_EQ(b->events[0]["k"], 1);
+  EXPECT_EQ(rec.count(), 2u);
+}
+
+}  // namespace
+}  // namespace vramsim

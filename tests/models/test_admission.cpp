@@ -1,0 +1,160 @@
+#include "models/admission.hpp"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "models/registry.hpp"
+
+namespace vramsim {
+namespace {
+
+std::shared_ptr<const AdmissionPolicy> admission(const std::string& variant) {
+  return PolicyRegistry::instance().make<AdmissionPolicy>(variant);
+}
+
+// One replica of an 8000 MB app sized on the VRAM branch.
+const AppDemand kApp{"app", 1, 0.01, 0};
+const std::string kRejection =
+    "Insufficient resources for application 'app'. Requested: {'num_cpus': 1, 'num_gpus': 0.01, 'memory': 0}";
+
+NodeHeadroom worker(double cpu, double gpu, double mem_gib, std::string id = "node-1") {
+  return NodeHeadroom{std::move(id), false, cpu, gpu, mem_gib * kGiB};
+}
+
+AdmissionSnapshot snapshot(int worker_jobs, int unregistered, int max_workers = 1) {
+  AdmissionSnapshot s;
+  s.worker_jobs = worker_jobs;
+  s.unregistered_jobs = unregistered;
+  s.max_workers = max_workers;
+  return s;
+}
+
+class AdmissionBothVariants : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::shared_ptr<const AdmissionPolicy> p = admission(GetParam());
+};
+
+INSTANTIATE_TEST_SUITE_P(Variants, AdmissionBothVariants, ::testing::Values("legacy", "fixed"));
+
+// --- the four reference cases ---------------------------------------------------------
+
+TEST_P(AdmissionBothVariants, EmptyClusterAdmitsBecauseAWorkerCanBeSpawned) {
+  const auto d = p->check(kApp, snapshot(0, 0));
+  EXPECT_TRUE(d.admitted);
+  EXPECT_EQ(d.reason, "can_spawn_worker");
+  EXPECT_TRUE(d.message.empty());
+}
+
+TEST(Admission, LegacyRejectsWhileTheOnlyJobIsInFlight) {
+  const auto d = admission("legacy")->check(kApp, snapshot(1, 1));
+  EXPECT_FALSE(d.admitted);
+  EXPECT_EQ(d.reason, "insufficient");
+  EXPECT_EQ(d.message, kRejection);
+}
+
+TEST(Admission, FixedAdmitsOnCapacityInFlight) {
+  const auto d = admission("fixed")->check(kApp, snapshot(1, 1));
+  EXPECT_TRUE(d.admitted);
+  EXPECT_EQ(d.reason, "capacity_in_flight");
+  EXPECT_TRUE(d.message.empty());
+}
+
+TEST_P(AdmissionBothVariants, NodeWithRoomAdmits) {
+  auto s = snapshot(1, 0);
+  s.nodes.push_back(worker(8, 1, 128));
+  const auto d = p->check(kApp, s);
+  EXPECT_TRUE(d.admitted);
+  EXPECT_EQ(d.reason, "node_with_room");
+}
+
+TEST_P(AdmissionBothVariants, FullClusterRejectsOversizedRequest) {
+  auto s = snapshot(1, 0);
+  s.nodes.push_back(worker(0, 0, 0));
+  const AppDemand big{"big", 16, 2, 0};
+  const auto d = p->check(big, s);
+  EXPECT_FALSE(d.admitted);
+  EXPECT_EQ(d.message,
+            "Insufficient resources for application 'big'. Requested: {'num_cpus': 16, 'num_gpus': 2, 'memory': 0}");
+}
+
+// --- around the cases ---------------------------------------------------------------------
+
+TEST_P(AdmissionBothVariants, RejectionMessageIsExact) {
+  auto s = snapshot(1, 0);
+  s.nodes.push_back(worker(0, 0, 0));
+  EXPECT_EQ(p->check(kApp, s).message, kRejection);
+}
+
+TEST_P(AdmissionBothVariants, HeadNodeNeverCountsAsRoom) {
+  auto s = snapshot(1, 0);
+  s.nodes.push_back(NodeHeadroom{"head", true, 64, 4, 512 * kGiB});
+  const auto d = p->check(kApp, s);
+  EXPECT_FALSE(d.admitted);
+  EXPECT_EQ(d.message, kRejection);
+}
+
+TEST_P(AdmissionBothVariants, NodeWithoutRoomForEveryResourceDoesNotCount) {
+  for (const auto& n : {worker(0.5, 1, 128), worker(8, 0, 128), worker(8, 1, 0.5)}) {
+    auto s = snapshot(1, 0);
+    s.nodes.push_back(n);
+    const AppDemand mem_app{"app", 1, 0.01, 1 * kGiB};
+    EXPECT_FALSE(p->check(mem_app, s).admitted) << n.free_cpu << " " << n.free_gpu << " " << n.free_memory;
+  }
+}
+
+TEST_P(AdmissionBothVariants, RoomOnAnyOneNodeIsEnough) {
+  auto s = snapshot(2, 0, 2);
+  s.nodes.push_back(worker(0, 0, 0, "node-1"));
+  s.nodes.push_back(worker(4, 1, 64, "node-2"));
+  EXPECT_EQ(p->check(kApp, s).reason, "node_with_room");
+}
+
+TEST_P(AdmissionBothVariants, SpawningRequiresTheDefaultsToFit) {
+  const auto s = snapshot(0, 0);
+  EXPECT_FALSE(p->check(AppDemand{"app", 9, 0, 0}, s).admitted) << "more CPUs than the default 8";
+  EXPECT_FALSE(p->check(AppDemand{"app", 1, 2, 0}, s).admitted) << "more GPUs than the default 1";
+  EXPECT_FALSE(p->check(AppDemand{"app", 1, 0, 128 * kGiB + 1}, s).admitted)
+      << "more memory than 8 x 16 GiB";
+  EXPECT_TRUE(p->check(AppDemand{"app", 8, 1, 128 * kGiB}, s).admitted) << "exactly the defaults";
+}
+
+TEST(Admission, FixedCapacityInFlightStillRequiresTheDefaultsToFit) {
+  const auto d = admission("fixed")->check(AppDemand{"app", 1, 2, 0}, snapshot(1, 1));
+  EXPECT_FALSE(d.admitted);
+  EXPECT_EQ(d.reason, "insufficient");
+}
+
+TEST(Admission, FixedWithAllJobsRegisteredAndNoRoomRejects) {
+  // Registered jobs are not capacity in flight: their nodes were scanned.
+  auto s = snapshot(1, 0);
+  s.nodes.push_back(worker(0, 0, 0));
+  EXPECT_FALSE(admission("fixed")->check(kApp, s).admitted);
+}
+
+TEST(Admission, LegacyRejectsAtMaxWorkersWithLargerPool) {
+  // max_workers=2 with two jobs in flight: the window narrows but stays open.
+  EXPECT_FALSE(admission("legacy")->check(kApp, snapshot(2, 2, 2)).admitted);
+  EXPECT_TRUE(admission("legacy")->check(kApp, snapshot(1, 1, 2)).admitted);
+  EXPECT_EQ(admission("fixed")->check(kApp, snapshot(2, 2, 2)).reason, "capacity_in_flight");
+}
+
+TEST_P(AdmissionBothVariants, StaticModeNeverSpawns) {
+  auto s = snapshot(0, 0);
+  s.slurm_mode = false;
+  EXPECT_FALSE(p->check(kApp, s).admitted);
+  s.unregistered_jobs = 1;
+  EXPECT_FALSE(p->check(kApp, s).admitted);
+}
+
+TEST(Admission, SharedHelpers) {
+  EXPECT_EQ(insufficient_message(kApp), kRejection);
+  EXPECT_TRUE(defaults_fit(kApp, WorkerDefaults{}));
+  AdmissionSnapshot s;
+  s.nodes.push_back(worker(1, 0.01, 0));
+  EXPECT_TRUE(node_has_room(kApp, s));
+}
+
+}  // namespace
+}  // namespace vramsim

@@ -1,0 +1,368 @@
+#include "models/autoscaler.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "models/registry.hpp"
+
+namespace vramsim {
+
+// Readable failure output; found by argument-dependent lookup.
+static void PrintTo(ScaleDecision::Action a, std::ostream* os) {
+  static const char* const names[] = {"None", "ScaleUp", "ScaleDown", "Error"};
+  *os << names[static_cast<int>(a)];
+}
+
+namespace {
+
+using Action = ScaleDecision::Action;
+
+std::shared_ptr<const AutoscalerPolicy> autoscaler(const std::string& variant) {
+  return PolicyRegistry::instance().make<AutoscalerPolicy>(variant);
+}
+
+constexpr SimTime kNow = 1000 * kSecond;
+
+AutoscalerSnapshot at_now() {
+  AutoscalerSnapshot s;
+  s.now = kNow;
+  return s;
+}
+
+// Defaults that do not mask what the request asks for.
+AutoscalerConfig bare_defaults() {
+  AutoscalerConfig c;
+  c.defaults.cpus = 1;
+  c.defaults.gpus = 0;
+  c.defaults.mem_per_cpu_gb = 1;
+  return c;
+}
+
+const ResourceSet kVramReplica{{kGPU, 0.01}, {kVramMB, 8000}, {kCPU, 1}};
+
+class AutoscalerBothVariants : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::shared_ptr<const AutoscalerPolicy> p = autoscaler(GetParam());
+};
+
+INSTANTIATE_TEST_SUITE_P(Variants, AutoscalerBothVariants, ::testing::Values("legacy", "fixed"));
+
+// --- demand selection --------------------------------------------------------------------
+
+TEST(SelectDemand, ActorsComeBeforeTasksAndJobs) {
+  auto s = at_now();
+  s.jobs = {ResourceSet{{kCPU, 4}}};
+  s.tasks = {ResourceSet{{kCPU, 3}}};
+  s.actors = {ResourceSet{{kCPU, 1}}, ResourceSet{{kCPU, 2}}};
+  EXPECT_TRUE(select_demand(s) == (ResourceSet{{kCPU, 2}})) << "the newest actor";
+}
+
+TEST(SelectDemand, TasksComeBeforeJobsNewestFirst) {
+  auto s = at_now();
+  s.jobs = {ResourceSet{{kCPU, 4}}};
+  s.tasks = {ResourceSet{{kCPU, 1}}, ResourceSet{{kCPU, 5}}};
+  EXPECT_TRUE(select_demand(s) == (ResourceSet{{kCPU, 5}}));
+  s.tasks.clear();
+  s.jobs.push_back(ResourceSet{{kCPU, 6}});
+  EXPECT_TRUE(select_demand(s) == (ResourceSet{{kCPU, 6}}));
+}
+
+TEST(SelectDemand, ActorsRequestingNothingAreSkipped) {
+  auto s = at_now();
+  s.actors = {ResourceSet{{kCPU, 2}}, ResourceSet{{"slurm_job_id:17", 1}}, ResourceSet{}};
+  EXPECT_TRUE(select_demand(s) == (ResourceSet{{kCPU, 2}}));
+  s.actors = {ResourceSet{}, ResourceSet{{"slurm_job_id:17", 1}}};
+  s.tasks = {ResourceSet{{kCPU, 3}}};
+  EXPECT_TRUE(select_demand(s) == (ResourceSet{{kCPU, 3}})) << "falls through to the tasks";
+}
+
+TEST(SelectDemand, ActorAskingOnlyForGpuOrMemoryCounts) {
+  auto s = at_now();
+  s.actors = {ResourceSet{{kGPU, 0.01}, {kVramMB, 8000}}};
+  EXPECT_TRUE(select_demand(s) == (ResourceSet{{kGPU, 0.01}, {kVramMB, 8000}}));
+  s.actors = {ResourceSet{{kMemory, kGiB}}};
+  EXPECT_TRUE(select_demand(s).has_value());
+}
+
+TEST(SelectDemand, NothingPendingSelectsNothing) { EXPECT_FALSE(select_demand(at_now()).has_value()); }
+
+TEST_P(AutoscalerBothVariants, ScaleUpSizesFromTheSelectedDemand) {
+  auto s = at_now();
+  s.tasks = {ResourceSet{{kCPU, 12}}};
+  s.actors = {ResourceSet{{kCPU, 10}}};
+  const auto d = p->decide(s, AutoscalerConfig{});
+  ASSERT_EQ(d.action, Action::ScaleUp);
+  EXPECT_EQ(d.job.cpus, 10);
+  EXPECT_TRUE(d.demand == (ResourceSet{{kCPU, 10}}));
+}
+
+// --- gates ----------------------------------------------------------------------------------------
+
+TEST_P(AutoscalerBothVariants, NoScaleUpWhileCreationInFlight) {
+  auto s = at_now();
+  s.actors = {kVramReplica};
+  s.creation_in_flight = true;
+  const auto d = p->decide(s, AutoscalerConfig{});
+  EXPECT_EQ(d.action, Action::None);
+  EXPECT_FALSE(d.scale_down_checked);
+}
+
+TEST_P(AutoscalerBothVariants, CooldownRequiresStrictlyMoreThanSixtySeconds) {
+  auto s = at_now();
+  s.actors = {kVramReplica};
+  s.last_scale_up = kNow - 60 * kSecond;
+  EXPECT_EQ(p->decide(s, AutoscalerConfig{}).action, Action::None) << "exactly 60 s";
+  s.last_scale_up = kNow - 30 * kSecond;
+  EXPECT_EQ(p->decide(s, AutoscalerConfig{}).action, Action::None);
+  s.last_scale_up = kNow - 60 * kSecond - 1;
+  EXPECT_EQ(p->decide(s, AutoscalerConfig{}).action, Action::ScaleUp) << "60 s + 1 us";
+}
+
+TEST_P(AutoscalerBothVariants, NoScaleUpAtMaxWorkers) {
+  auto s = at_now();
+  s.actors = {kVramReplica};
+  AutoscalerConfig c;
+  c.max_workers = 2;
+  s.worker_jobs = 2;
+  EXPECT_EQ(p->decide(s, c).action, Action::None);
+  s.worker_jobs = 1;
+  EXPECT_EQ(p->decide(s, c).action, Action::ScaleUp);
+}
+
+TEST_P(AutoscalerBothVariants, PendingButOnlyEmptyActorsDoesNothing) {
+  auto s = at_now();
+  s.actors = {ResourceSet{}};
+  const auto d = p->decide(s, AutoscalerConfig{});
+  EXPECT_EQ(d.action, Action::None);
+  EXPECT_FALSE(d.scale_down_checked) << "pending demand still blocks scale-down";
+}
+
+// --- job sizing --------------------------------------------------------------------------------------
+
+TEST(Autoscaler, LegacyVramOnlyDemandGivesCpuOnlyJob) {
+  auto s = at_now();
+  s.actors = {kVramReplica};
+  const auto d = autoscaler("legacy")->decide(s, bare_defaults());
+  ASSERT_EQ(d.action, Action::ScaleUp);
+  EXPECT_EQ(d.job.gpus, 0) << "GPU 0.01 read as 0";
+}
+
+TEST(Autoscaler, FixedVramOnlyDemandGivesOneGpuJob) {
+  auto s = at_now();
+  s.actors = {kVramReplica};
+  const auto d = autoscaler("fixed")->decide(s, bare_defaults());
+  ASSERT_EQ(d.action, Action::ScaleUp);
+  EXPECT_EQ(d.job.gpus, 1);
+  EXPECT_TRUE(d.demand == kVramReplica);
+}
+
+TEST(Autoscaler, FixedVramDemandWithWholeGpusKeepsTheirCount) {
+  auto s = at_now();
+  s.actors = {ResourceSet{{kGPU, 2}, {kVramMB, 8000}, {kCPU, 1}}};
+  EXPECT_EQ(autoscaler("fixed")->decide(s, bare_defaults()).job.gpus, 2);
+}
+
+TEST_P(AutoscalerBothVariants, SmallDemandIsRaisedToTheWorkerDefaults) {
+  auto s = at_now();
+  s.tasks = {ResourceSet{{kCPU, 1}}};
+  const auto d = p->decide(s, AutoscalerConfig{});
+  ASSERT_EQ(d.action, Action::ScaleUp);
+  EXPECT_EQ(d.job.cpus, 8);
+  EXPECT_EQ(d.job.gpus, 1);
+  EXPECT_EQ(d.job.mem_per_cpu_gb, 16);
+  EXPECT_EQ(d.job.time_limit, 4 * kHour);
+}
+
+TEST_P(AutoscalerBothVariants, LargeDemandIsKept) {
+  auto s = at_now();
+  s.actors = {ResourceSet{{kCPU, 16}, {kGPU, 2}, {kMemory, 16 * 20 * kGiB}}};
+  const auto d = p->decide(s, AutoscalerConfig{});
+  ASSERT_EQ(d.action, Action::ScaleUp);
+  EXPECT_EQ(d.job.cpus, 16);
+  EXPECT_EQ(d.job.gpus, 2);
+  EXPECT_EQ(d.job.mem_per_cpu_gb, 20);
+}
+
+TEST_P(AutoscalerBothVariants, MemoryPerCpuIsCeilOfGigabytesOverCpus) {
+  auto s = at_now();
+  s.actors = {ResourceSet{{kCPU, 3}, {kMemory, 100 * kGiB}}};
+  const auto d = p->decide(s, bare_defaults());
+  ASSERT_EQ(d.action, Action::ScaleUp);
+  EXPECT_EQ(d.job.cpus, 3);
+  EXPECT_EQ(d.job.mem_per_cpu_gb, 34);  // ceil(33.3)
+}
+
+TEST_P(AutoscalerBothVariants, MissingCpuCountsAsOne) {
+  auto s = at_now();
+  s.actors = {ResourceSet{{kGPU, 1}, {kMemory, 10 * kGiB}}};
+  const auto d = p->decide(s, bare_defaults());
+  ASSERT_EQ(d.action, Action::ScaleUp);
+  EXPECT_EQ(d.job.cpus, 1);
+  EXPECT_EQ(d.job.mem_per_cpu_gb, 10);
+}
+
+TEST_P(AutoscalerBothVariants, JobCarriesDefaultTimeLimitAndExtraArgs) {
+  auto s = at_now();
+  s.tasks = {ResourceSet{{kCPU, 1}}};
+  AutoscalerConfig c;
+  c.defaults.time_limit = 2 * kHour;
+  c.defaults.extra_sbatch_args = {"-C thin"};
+  const auto d = p->decide(s, c);
+  EXPECT_EQ(d.job.time_limit, 2 * kHour);
+  EXPECT_EQ(d.job.extra_sbatch_args, std::vector<std::string>{"-C thin"});
+}
+
+// A pending request that states CPU: 0 (legacy divides memory by it).
+TEST(Autoscaler, LegacyZeroCpuDemandRaisesZeroDivisionError) {
+  auto s = at_now();
+  s.actors = {ResourceSet{{kCPU, 0}, {kGPU, 1}, {kMemory, 32 * kGiB}}};
+  const auto d = autoscaler("legacy")->decide(s, bare_defaults());
+  EXPECT_EQ(d.action, Action::Error);
+  EXPECT_NE(d.note.find("ZeroDivisionError"), std::string::npos) << d.note;
+}
+
+TEST(Autoscaler, FixedZeroCpuDemandScalesWithCpusFloored) {
+  auto s = at_now();
+  s.actors = {ResourceSet{{kCPU, 0}, {kGPU, 1}, {kMemory, 32 * kGiB}}};
+  const auto d = autoscaler("fixed")->decide(s, bare_defaults());
+  ASSERT_EQ(d.action, Action::ScaleUp);
+  EXPECT_EQ(d.job.cpus, 1);
+  EXPECT_EQ(d.job.gpus, 1);
+  EXPECT_EQ(d.job.mem_per_cpu_gb, 32);
+  EXPECT_EQ(autoscaler("fixed")->decide(s, AutoscalerConfig{}).job.cpus, 8) << "then the default floor";
+}
+
+// --- scale-down ---------------------------------------------------------------------------------------------
+
+WorkerUsage usage(const std::string& node, double used_cpu, double used_gpu = 0, double total_gpu = 1) {
+  return WorkerUsage{node, "job-" + node, 8, used_cpu, total_gpu, used_gpu};
+}
+
+// Samples every 10 s from `from` seconds ago up to now; `busy_at` (seconds
+// ago) marks samples where node-1 is busy.
+std::deque<StatusSample> history(int from_s_ago, std::vector<int> busy_at = {}) {
+  std::deque<StatusSample> h;
+  for (int ago = from_s_ago; ago >= 0; ago -= 10) {
+    const bool busy = std::find(busy_at.begin(), busy_at.end(), ago) != busy_at.end();
+    h.push_back(StatusSample{kNow - ago * kSecond, {usage("node-1", busy ? 1 : 0)}});
+  }
+  return h;
+}
+
+struct ScaleDownCase {
+  std::deque<StatusSample> h;
+  AutoscalerSnapshot s;
+  AutoscalerConfig c;
+  ScaleDownCase(std::deque<StatusSample> hist) : h(std::move(hist)), s(at_now()) {
+    s.history = &h;
+    s.workers = h.back().workers;
+    s.worker_jobs = 1;
+    s.last_scale_down_check = kNow - 61 * kSecond;
+    c.scale_down_threshold = 90 * kSecond;
+  }
+};
+
+TEST_P(AutoscalerBothVariants, IdleLongerThanThresholdScalesDown) {
+  ScaleDownCase k(history(100));
+  const auto d = p->decide(k.s, k.c);
+  EXPECT_EQ(d.action, Action::ScaleDown);
+  EXPECT_TRUE(d.scale_down_checked);
+  ASSERT_EQ(d.remove.size(), 1u);
+  EXPECT_EQ(d.remove[0].node_id, "node-1");
+  EXPECT_EQ(d.remove[0].job_id, "job-node-1");
+  EXPECT_EQ(d.idle_for, 100 * kSecond);
+}
+
+TEST_P(AutoscalerBothVariants, IdleExactlyThresholdDoesNotScaleDown) {
+  ScaleDownCase k(history(90));
+  const auto d = p->decide(k.s, k.c);
+  EXPECT_EQ(d.action, Action::None);
+  EXPECT_TRUE(d.scale_down_checked) << "the check ran and restarts its interval";
+  EXPECT_TRUE(d.remove.empty());
+}
+
+TEST_P(AutoscalerBothVariants, BusySampleBreaksTheIdleRun) {
+  ScaleDownCase k(history(200, {50}));
+  EXPECT_EQ(p->decide(k.s, k.c).action, Action::None) << "idle for only 40 s since the busy sample";
+  ScaleDownCase at_threshold(history(200, {100}));
+  EXPECT_EQ(p->decide(at_threshold.s, at_threshold.c).action, Action::None) << "idle for exactly 90 s since";
+  ScaleDownCase later(history(200, {110}));
+  EXPECT_EQ(p->decide(later.s, later.c).action, Action::ScaleDown) << "idle for 100 s since";
+}
+
+TEST_P(AutoscalerBothVariants, BusyGpuIsNotIdle) {
+  std::deque<StatusSample> h;
+  for (int ago = 200; ago >= 0; ago -= 10)
+    h.push_back(StatusSample{kNow - ago * kSecond, {usage("node-1", 0, 0.01)}});
+  ScaleDownCase k(std::move(h));
+  EXPECT_EQ(p->decide(k.s, k.c).action, Action::None);
+}
+
+TEST_P(AutoscalerBothVariants, CpuOnlyNodeIdleOnCpuAlone) {
+  EXPECT_TRUE(is_idle(usage("n", 0, 0, 0)));
+  EXPECT_FALSE(is_idle(usage("n", 0.5, 0, 0)));
+  EXPECT_FALSE(is_idle(usage("n", 0, 0.01, 1)));
+}
+
+TEST_P(AutoscalerBothVariants, PendingDemandBlocksScaleDown) {
+  ScaleDownCase k(history(300));
+  k.s.actors = {kVramReplica};
+  k.s.creation_in_flight = true;  // so no scale-up either
+  const auto d = p->decide(k.s, k.c);
+  EXPECT_EQ(d.action, Action::None);
+  EXPECT_FALSE(d.scale_down_checked);
+  EXPECT_TRUE(d.remove.empty());
+  k.s.actors.clear();
+  k.s.jobs = {ResourceSet{{kCPU, 1}}};
+  EXPECT_NE(p->decide(k.s, k.c).action, Action::ScaleDown);
+}
+
+TEST_P(AutoscalerBothVariants, CheckIntervalNotElapsedSkipsTheCheck) {
+  ScaleDownCase k(history(300));
+  k.s.last_scale_down_check = kNow - 59 * kSecond;
+  const auto d = p->decide(k.s, k.c);
+  EXPECT_EQ(d.action, Action::None);
+  EXPECT_FALSE(d.scale_down_checked);
+}
+
+TEST_P(AutoscalerBothVariants, NoScaleDownAtMinWorkers) {
+  ScaleDownCase k(history(300));
+  k.c.min_workers = 1;
+  const auto d = p->decide(k.s, k.c);
+  EXPECT_EQ(d.action, Action::None);
+  EXPECT_FALSE(d.scale_down_checked);
+}
+
+TEST_P(AutoscalerBothVariants, CurrentlyBusyNodeIsNotRemoved) {
+  ScaleDownCase k(history(300));
+  k.s.workers = {usage("node-1", 2)};
+  EXPECT_EQ(p->decide(k.s, k.c).action, Action::None);
+}
+
+TEST_P(AutoscalerBothVariants, OnlyTheIdleWorkerIsListed) {
+  std::deque<StatusSample> h;
+  for (int ago = 200; ago >= 0; ago -= 10)
+    h.push_back(StatusSample{kNow - ago * kSecond, {usage("node-1", 0), usage("node-2", 4)}});
+  ScaleDownCase k(std::move(h));
+  k.s.worker_jobs = 2;
+  const auto d = p->decide(k.s, k.c);
+  ASSERT_EQ(d.action, Action::ScaleDown);
+  ASSERT_EQ(d.remove.size(), 1u);
+  EXPECT_EQ(d.remove[0].node_id, "node-1");
+}
+
+TEST_P(AutoscalerBothVariants, SampleWithNoWorkersEndsTheIdleRun) {
+  std::deque<StatusSample> h;
+  for (int ago = 200; ago > 50; ago -= 10) h.push_back(StatusSample{kNow - ago * kSecond, {}});
+  for (const auto& sample : history(50)) h.push_back(sample);
+  ScaleDownCase k(std::move(h));
+  EXPECT_EQ(p->decide(k.s, k.c).action, Action::None) << "the node has existed for only 50 s";
+}
+
+}  // namespace
+}  // namespace vramsim

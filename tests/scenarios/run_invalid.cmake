@@ -1,0 +1,20 @@
+# Runs vramsim on an invalid input and checks exit status 2 and that the one
+# error line names the file, the JSON path and what was expected.
+#   -DVRAMSIM=<binary> -DARGS=<|-separated> -DEXPECT_STDERR=<|-separated substrings>
+string(REPLACE "|" ";" ARGS "${ARGS}")
+string(REPLACE "|" ";" EXPECT_STDERR "${EXPECT_STDERR}")
+execute_process(COMMAND ${VRAMSIM} ${ARGS} RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+if(NOT "${_rc}" STREQUAL "2")
+  message(FATAL_ERROR "exit status ${_rc}, expected 2\nstdout: ${_out}\nstderr: ${_err}")
+endif()
+foreach(_s IN LISTS EXPECT_STDERR)
+  string(FIND "${_err}" "${_s}" _pos)
+  if(_pos EQUAL -1)
+    message(FATAL_ERROR "stderr lacks '${_s}':\n${_err}")
+  endif()
+endforeach()
+string(REGEX MATCHALL "\n" _lines "${_err}")
+list(LENGTH _lines _n)
+if(_n GREATER 1)
+  message(FATAL_ERROR "expected one error line, got ${_n}:\n${_err}")
+endif()

@@ -1,0 +1,140 @@
+// vramsim: run a scenario in simulation and check its expectations.
+// Exit status: 0 every expectation held, 1 one failed, 2 invalid input
+// (scenario or arguments), 3 an output file could not be written.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "models/policy_set.hpp"
+#include "models/registry.hpp"
+#include "runner/scenario.hpp"
+#include "runner/simulation.hpp"
+
+using namespace vramsim;
+
+namespace {
+
+constexpr int kExitExpectation = 1;
+constexpr int kExitInvalidInput = 2;
+constexpr int kExitOutput = 3;
+
+std::vector<Duration> parse_times(const std::vector<std::string>& in, const std::string& option) {
+  std::vector<Duration> out;
+  for (const auto& s : in) {
+    auto d = parse_duration(s);
+    if (!d) throw CLI::ValidationError(option, "expected a duration such as 200s or 5m, got '" + s + "'");
+    out.push_back(*d);
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"vramsim: a discrete-event simulator of a SLURM-backed, VRAM-packed GPU serving cluster"};
+  app.require_subcommand(1);
+
+  std::string scenario_path, trace_path, policies, status_json, status_csv, status_every;
+  std::vector<std::string> status_at, mixes;
+  std::uint64_t seed = 0;
+
+  auto* run = app.add_subcommand("run", "run a scenario and check its expectations");
+  run->add_option("scenario", scenario_path, "scenario JSON file")->required();
+  auto* seed_opt = run->add_option("--seed", seed, "override the scenario's seed");
+  run->add_option("--trace", trace_path, "write the trace as JSON Lines to this file");
+  run->add_option("--policies", policies, "legacy | fixed | preset,model=variant,... (default: the scenario's)");
+  run->add_option("--status-at", status_at, "print the cluster status at this time (repeatable)");
+  run->add_option("--status-json", status_json, "status snapshots as a JSON array (default with --status-at: status.json)");
+  run->add_option("--status-every", status_every, "sample the status timeline with this period");
+  run->add_option("--status-csv", status_csv, "timeline CSV file (default status-timeline.csv)");
+
+  auto* cmp = app.add_subcommand("compare", "run a scenario under legacy, fixed and any mixes, side by side");
+  cmp->add_option("scenario", scenario_path, "scenario JSON file")->required();
+  auto* cmp_seed = cmp->add_option("--seed", seed, "override the scenario's seed");
+  cmp->add_option("--mix", mixes, "another policy choice to compare, e.g. fixed,admission=legacy (repeatable)");
+
+  auto* list = app.add_subcommand("policies", "list the policy models and their variants");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitInvalidInput;
+  }
+
+  if (list->parsed()) {
+    auto& reg = PolicyRegistry::instance();
+    for (const auto& m : reg.models()) {
+      std::cout << m << ":";
+      for (const auto& v : reg.variants(m)) std::cout << " " << v;
+      std::cout << "\n";
+    }
+    return 0;
+  }
+
+  try {
+    const Scenario sc = load_scenario(scenario_path);
+    if (run->parsed()) {
+      RunOptions opt;
+      if (*seed_opt) opt.seed = seed;
+      if (!policies.empty()) {
+        try {
+          parse_policy_spec(policies);
+        } catch (const UnknownPolicyError& e) {
+          std::cerr << "vramsim: --policies: " << e.what() << "\n";
+          return kExitInvalidInput;
+        }
+        opt.policies = policies;
+      }
+      opt.trace_path = trace_path;
+      opt.status_at = parse_times(status_at, "--status-at");
+      if (!status_every.empty()) {
+        auto d = parse_duration(status_every);
+        if (!d || *d <= 0) {
+          std::cerr << "vramsim: --status-every: expected a positive duration such as 10s, got '" << status_every << "'\n";
+          return kExitInvalidInput;
+        }
+        opt.status_every = d;
+      }
+      // --status-at writes the JSON beside the printed lines.
+      opt.status_json_path = status_json.empty() && !status_at.empty() ? "status.json" : status_json;
+      opt.status_csv_path = status_csv;
+      const RunResult r = run_scenario(sc, opt);
+      print_summary(r, std::cout);
+      if (!opt.status_json_path.empty()) std::cout << "\nstatus JSON written to " << opt.status_json_path << "\n";
+      if (opt.status_every)
+        std::cout << "status timeline written to "
+                  << (opt.status_csv_path.empty() ? "status-timeline.csv" : opt.status_csv_path) << "\n";
+      return r.all_held() ? 0 : kExitExpectation;
+    }
+    std::vector<std::string> specs = {"legacy", "fixed"};
+    for (const auto& m : mixes) {
+      try {
+        parse_policy_spec(m);
+      } catch (const UnknownPolicyError& e) {
+        std::cerr << "vramsim: --mix: " << e.what() << "\n";
+        return kExitInvalidInput;
+      }
+      specs.push_back(m);
+    }
+    std::vector<RunResult> runs;
+    for (const auto& s : specs) {
+      RunOptions opt;
+      if (*cmp_seed) opt.seed = seed;
+      opt.policies = s;
+      runs.push_back(run_scenario(sc, opt));
+    }
+    print_comparison(runs, std::cout);
+    return 0;
+  } catch (const ScenarioError& e) {
+    std::cerr << "vramsim: invalid scenario: " << e.what() << "\n";
+    return kExitInvalidInput;
+  } catch (const CLI::ValidationError& e) {
+    std::cerr << "vramsim: " << e.what() << "\n";
+    return kExitInvalidInput;
+  } catch (const std::runtime_error& e) {
+    std::cerr << "vramsim: " << e.what() << "\n";
+    return kExitOutput;
+  }
+}
