@@ -131,12 +131,18 @@ void ControlPlane::finish_introspection(const std::string& id, DemandId task) {
     next_deploy();
     return;
   }
-  ResourceSet req;
-  req.set(kCPU, app.spec.cpus);
+  ResourceSet req{{kCPU, app.spec.cpus}};  // keeps a stated CPU of 0
   if (app.sizing.num_gpus > 0) req.set(kGPU, app.sizing.num_gpus);
   if (app.spec.memory_bytes > 0) req.set(kMemory, static_cast<double>(app.spec.memory_bytes));
   if (app.sizing.vram_mb) req.set(kVramMB, static_cast<double>(*app.sizing.vram_mb));
   app.replica_request = req;
+  // A redeploy queued behind another of the same app replaces what that one
+  // created after this deploy was requested.
+  for (auto& r : app.replicas) {
+    cluster_.withdraw(r.demand);
+    replica_of_.erase(r.demand);
+  }
+  app.replicas.clear();
   set_app_state(app, AppState::Deploying, "admitted: " + decision.reason);
   for (int i = 0; i < app.spec.replicas; ++i) {
     ReplicaRecord r;
@@ -489,6 +495,8 @@ void ControlPlane::sample_memory() {
 void ControlPlane::shutdown(std::function<void()> done) {
   if (exited_) return;
   trace_.record(exec_.now(), "shutdown_started", {});
+  // No scale-up while draining: replicas of stopped nodes go back to pending.
+  monitor_.cancel();
   if (creation_job_) {
     // The creation task is cancelled; its job is left to the sweep (if any).
     trace_.record(exec_.now(), "worker_creation_cancelled", {{"job", *creation_job_}});

@@ -9,7 +9,7 @@ double to_double(Amount a) { return static_cast<double>(a) / kAmountScale; }
 std::string slurm_job_resource(const std::string& job_id) { return "slurm_job_id:" + job_id; }
 
 ResourceSet::ResourceSet(std::initializer_list<std::pair<const std::string, double>> init) {
-  for (const auto& [k, v] : init) set(k, v);
+  for (const auto& [k, v] : init) values_[k] = to_amount(v);
 }
 
 Amount ResourceSet::get_amount(const std::string& name) const {

@@ -21,7 +21,9 @@ inline const std::string kMemory = "memory";  // bytes
 inline const std::string kVramMB = "VRAM_MB";
 std::string slurm_job_resource(const std::string& job_id);  // "slurm_job_id:<id>"
 
-// A sparse map name -> amount; absent means zero.
+// A sparse map name -> amount; absent means zero. set() and the arithmetic
+// drop zero entries; a request built from an initializer list keeps the
+// amounts it states, zeros included ({CPU: 0} is not the same request as {}).
 class ResourceSet {
  public:
   ResourceSet() = default;
@@ -30,6 +32,8 @@ class ResourceSet {
   double get(const std::string& name) const { return to_double(get_amount(name)); }
   Amount get_amount(const std::string& name) const;
   bool has(const std::string& name) const { return get_amount(name) != 0; }
+  // The name appears in the set, even with a stated amount of zero.
+  bool stated(const std::string& name) const { return values_.count(name) > 0; }
   void set(const std::string& name, double v) { set_amount(name, to_amount(v)); }
   void set_amount(const std::string& name, Amount a);
 

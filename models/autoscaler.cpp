@@ -86,7 +86,7 @@ ScaleDecision decide_common(const AutoscalerSnapshot& s, const AutoscalerConfig&
   auto req = select_demand(s);
   if (!req) { d.note = "no pending resources found"; return d; }
 
-  double cpus = req->has(kCPU) ? req->get(kCPU) : 1.0;
+  double cpus = req->stated(kCPU) ? req->get(kCPU) : 1.0;  // req.get("CPU", 1)
   if (cpus <= 0) {
     if (!guard_zero_cpu) {
       d.action = ScaleDecision::Action::Error;

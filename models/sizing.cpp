@@ -32,7 +32,10 @@ SizingResult size_gpu(const SizingRequest& req, const ClusterGpuView& view, bool
     return r;
   }
   if (view.min_gpu_total_mb && *view.min_gpu_total_mb > 0) {
-    const double f = std::round(static_cast<double>(gmb) / static_cast<double>(*view.min_gpu_total_mb) * 100.0) / 100.0;
+    // Python's round(): ties go to the even digit (5120/40960 -> 0.12). Both
+    // sizes are integers, so gmb*100/min is exact at a tie.
+    const double f =
+        std::nearbyint(static_cast<double>(gmb) * 100.0 / static_cast<double>(*view.min_gpu_total_mb)) / 100.0;
     if (f > kFractionGrace) {
       char buf[256];
       std::snprintf(buf, sizeof buf,
@@ -64,8 +67,8 @@ class LegacySizing final : public SizingPolicy {
   }
   double sum_num_gpus(const std::vector<std::pair<double, int>>& per_replica) const override {
     double total = 0;
-    for (auto [g, n] : per_replica) total += std::trunc(g) * n;  // int(num_gpus)
-    return total;
+    for (auto [g, n] : per_replica) total += g * n;
+    return std::trunc(total);  // int(): 4 x 0.01 sums to 0 and hides the GPU demand
   }
 };
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <regex>
+#include <cctype>
 #include <set>
 #include <sstream>
 
@@ -12,12 +12,22 @@
 
 namespace vramsim {
 
-std::string ray_accelerator_type(const std::string& device_name) {
-  // Ray's rule: the first run of capitals and digits after the vendor word,
-  // so "NVIDIA GeForce RTX 3090" reads "G" and "Tesla T4" reads "T4".
-  static const std::regex pattern(R"(\w+\s+([A-Z0-9]+))");
-  std::smatch m;
-  return std::regex_search(device_name, m, pattern) && m.position(0) == 0 ? m[1].str() : "";
+std::string ray_accelerator_type(const std::string& name) {
+  // Ray's rule, the pattern \w+\s+([A-Z0-9]+) from the start of the name:
+  // the first run of capitals and digits after the vendor word, so
+  // "NVIDIA GeForce RTX 3090" reads "G" and "Tesla T4" reads "T4".
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::size_t i = 0;
+  while (i < name.size() && word(name[i])) ++i;
+  if (i == 0) return "";
+  const std::size_t spaces = i;
+  while (i < name.size() && std::isspace(static_cast<unsigned char>(name[i]))) ++i;
+  if (i == spaces) return "";
+  const std::size_t start = i;
+  while (i < name.size() && (std::isupper(static_cast<unsigned char>(name[i])) ||
+                             std::isdigit(static_cast<unsigned char>(name[i]))))
+    ++i;
+  return name.substr(start, i - start);
 }
 
 const std::map<std::string, GpuModelInfo>& gpu_catalogue() {

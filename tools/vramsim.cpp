@@ -102,9 +102,10 @@ int main(int argc, char** argv) {
       opt.status_csv_path = status_csv;
       const RunResult r = run_scenario(sc, opt);
       print_summary(r, std::cout);
-      if (!opt.status_json_path.empty()) std::cout << "\nstatus JSON written to " << opt.status_json_path << "\n";
+      // File notes go to stderr so that stdout is the same wherever it runs.
+      if (!opt.status_json_path.empty()) std::cerr << "status JSON written to " << opt.status_json_path << "\n";
       if (opt.status_every)
-        std::cout << "status timeline written to "
+        std::cerr << "status timeline written to "
                   << (opt.status_csv_path.empty() ? "status-timeline.csv" : opt.status_csv_path) << "\n";
       return r.all_held() ? 0 : kExitExpectation;
     }
