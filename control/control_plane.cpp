@@ -40,6 +40,7 @@ void ControlPlane::deploy(const AppSpec& spec) {
     app.running_at.reset();
   }
   app.spec = spec;
+  app.deploy_cancelled = false;
   app.requested_at = exec_.now();
   app.admitted.reset();
   app.message.clear();
@@ -98,6 +99,11 @@ void ControlPlane::finish_introspection(const std::string& id, DemandId task) {
   deploy_lock_ = false;
   if (exited_) return;
   AppRecord& app = apps_.at(id);
+  if (app.deploy_cancelled) {
+    trace_.record(exec_.now(), "deploy_cancelled", {{"app", id}, {"reason", "stopped before admission"}});
+    next_deploy();
+    return;
+  }
   const auto view = gpu_view();
   app.sizing = policies_.sizing->size({id, app.spec.gpu_memory_mb, app.spec.disable_gpu}, view);
   trace_.record(exec_.now(), "sizing",
@@ -250,13 +256,11 @@ void ControlPlane::stop_app(const std::string& id) {
     return;
   }
   AppRecord& app = it->second;
-  const auto s = app.life.state();
-  if (s == AppState::Deleted || s == AppState::NotStarted) return;
-  if (s == AppState::DeployFailed) {
-    set_app_state(app, AppState::Deleting, "stop_app");
-  } else {
-    set_app_state(app, AppState::Deleting, "stop_app");
-  }
+  // A deploy of this app still queued or in introspection is abandoned.
+  deploy_queue_.erase(std::remove(deploy_queue_.begin(), deploy_queue_.end(), id), deploy_queue_.end());
+  app.deploy_cancelled = true;
+  if (app.life.state() == AppState::Deleted) return;
+  set_app_state(app, AppState::Deleting, "stop_app");
   for (auto& r : app.replicas) {
     cluster_.withdraw(r.demand);
     replica_of_.erase(r.demand);

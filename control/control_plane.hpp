@@ -67,6 +67,7 @@ struct AppRecord {
   SizingResult sizing;
   ResourceSet replica_request;
   std::vector<ReplicaRecord> replicas;
+  bool deploy_cancelled = false;  // stopped while its deploy was queued or in introspection
 };
 
 class ControlPlane final : public BackendListener {

@@ -64,6 +64,7 @@ const Lifecycle<NodeState>::Table kNodeTransitions = {
 using A = AppState;
 const Lifecycle<AppState>::Table kAppTransitions = {
     {A::NotStarted, A::Deploying}, {A::NotStarted, A::DeployFailed},
+    {A::NotStarted, A::Deleting},
     {A::Deploying, A::Running},    {A::Deploying, A::DeployFailed},
     {A::Deploying, A::Unhealthy},  {A::Deploying, A::Deleting},
     {A::Running, A::Unhealthy},    {A::Running, A::Deleting},

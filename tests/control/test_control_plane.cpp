@@ -368,6 +368,25 @@ TEST(Lifecycles, StopWhileDeployingWithdrawsThePendingReplica) {
   EXPECT_EQ(sim.cluster.pending_count(), 0u);
 }
 
+// Stopped while its introspection runs: the deploy is abandoned, never admitted.
+TEST(Lifecycles, StopDuringIntrospectionCancelsTheDeploy) {
+  Sim sim("fixed");
+  sim.control->deploy(vram_app("first"));
+  sim.control->deploy(vram_app("queued"));
+  sim.at(5 * kSecond, [&] {
+    sim.control->stop_app("first");
+    sim.control->stop_app("queued");  // still waiting behind the deploy lock
+  });
+  EXPECT_NO_THROW(sim.loop.run(300 * kSecond));
+  expect_legal_app_transitions(sim);
+  EXPECT_TRUE(sim.of("admission").empty());
+  ASSERT_EQ(sim.of("deploy_cancelled").size(), 1u);
+  EXPECT_EQ(sim.of("deploy_cancelled")[0]["app"], "first");
+  EXPECT_EQ(sim.control->app("first")->life.state(), AppState::Deleted);
+  EXPECT_EQ(sim.control->app("queued")->life.state(), AppState::Deleted);
+  EXPECT_EQ(sim.cluster.pending_count(), 0u);
+}
+
 TEST(Lifecycles, RedeployOfFailedAppIsLegal) {
   Sim sim("legacy");
   sim.control->deploy(vram_app());  // rejected: its own worker is in flight
