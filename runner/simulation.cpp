@@ -326,6 +326,10 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
     result.apps.push_back(o);
   }
 
+  if (opt.critical_path)
+    for (const auto& a : result.apps)
+      if (auto p = critical_path(memory->events, a.id)) result.critical_paths.push_back(*p);
+
   for (const auto& ex : sc.expectations) {
     if (ex.spec.contains("app")) result.expectations.push_back(check_app(ex, result, w, memory->events));
     else if (ex.spec.contains("event")) result.expectations.push_back(check_event(ex, memory->events));
@@ -362,6 +366,10 @@ void print_summary(const RunResult& r, std::ostream& out) {
     out << "\n";
     for (const auto& l : r.status_lines) out << l << "\n";
   }
+  for (const auto& p : r.critical_paths) {
+    out << "\n";
+    print_critical_path(p, out);
+  }
   if (!r.expectations.empty()) {
     out << "\nexpectations:\n";
     for (const auto& e : r.expectations)
@@ -372,7 +380,7 @@ void print_summary(const RunResult& r, std::ostream& out) {
 
 void print_comparison(const std::vector<RunResult>& runs, std::ostream& out) {
   if (runs.empty()) return;
-  const int w0 = 30, w = 28;
+  const int w0 = 42, w = 28;
   out << "scenario " << runs.front().scenario << "  seed " << runs.front().seed << "\n\n";
   out << std::left << std::setw(w0) << "";
   for (const auto& r : runs) out << std::setw(w) << r.policies;

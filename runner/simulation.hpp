@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "runner/critical_path.hpp"
 #include "runner/scenario.hpp"
 
 namespace vramsim {
@@ -19,6 +20,7 @@ struct RunOptions {
   std::optional<Duration> status_every;    // CSV timeline period
   std::string status_json_path;            // status snapshots (JSON array)
   std::string status_csv_path;             // timeline CSV
+  bool critical_path = false;              // explain each app's time to RUNNING
 };
 
 struct ExpectationResult {
@@ -53,6 +55,7 @@ struct RunResult {
   RunMetrics metrics;
   std::vector<ExpectationResult> expectations;
   std::vector<std::string> status_lines;  // from --status-at and status actions
+  std::vector<CriticalPath> critical_paths;
   bool all_held() const;
 };
 

@@ -9,6 +9,7 @@ tools/build.sh build
 echo
 build/tools/vramsim compare scenarios/cold-start-a100.json
 echo
-build/tools/vramsim run scenarios/cold-start-a100.json --policies fixed --trace build/cold-start-a100.trace.jsonl
+build/tools/vramsim run scenarios/cold-start-a100.json --policies fixed --critical-path \
+  --trace build/cold-start-a100.trace.jsonl
 echo
 echo "trace written to build/cold-start-a100.trace.jsonl"

@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
   run->add_option("--status-json", status_json, "status snapshots as a JSON array (default with --status-at: status.json)");
   run->add_option("--status-every", status_every, "sample the status timeline with this period");
   run->add_option("--status-csv", status_csv, "timeline CSV file (default status-timeline.csv)");
+  bool show_critical_path = false;
+  run->add_flag("--critical-path", show_critical_path, "explain each app's time to RUNNING, step by step");
 
   auto* cmp = app.add_subcommand("compare", "run a scenario under legacy, fixed and any mixes, side by side");
   cmp->add_option("scenario", scenario_path, "scenario JSON file")->required();
@@ -100,6 +102,7 @@ int main(int argc, char** argv) {
       // --status-at writes the JSON beside the printed lines.
       opt.status_json_path = status_json.empty() && !status_at.empty() ? "status.json" : status_json;
       opt.status_csv_path = status_csv;
+      opt.critical_path = show_critical_path;
       const RunResult r = run_scenario(sc, opt);
       print_summary(r, std::cout);
       // File notes go to stderr so that stdout is the same wherever it runs.

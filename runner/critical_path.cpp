@@ -1,0 +1,150 @@
+#include "runner/critical_path.hpp"
+
+#include <boost/graph/adjacency_list.hpp>
+#include <cstdio>
+#include <map>
+
+namespace vramsim {
+namespace {
+
+struct EdgeLabel {
+  std::string waited;
+};
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, boost::no_property, EdgeLabel>;
+using Vertex = Graph::vertex_descriptor;
+
+std::string str(const Json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
+
+std::string describe(const TraceEvent& e) {
+  const std::string& k = e.kind;
+  if (k == "deploy_requested") return "deploy " + str(e["app"]);
+  if (k == "introspection_submitted") return "introspection task submitted";
+  if (k == "sizing") return "sized: " + str(e["branch"]) + ", num_gpus " + str(e["num_gpus"]);
+  if (k == "admission") return std::string(e["admitted"].get<bool>() ? "admitted (" : "rejected (") + str(e["reason"]) + ")";
+  if (k == "replicas_submitted") return str(e["replicas"]) + " replica(s) pending";
+  if (k == "scale_up") return "scale-up: " + str(e["gpus"]) + " GPU, " + str(e["cpus"]) + " CPU";
+  if (k == "job_submitted") return "job " + str(e["job"]) + " submitted";
+  if (k == "job_started") return "job " + str(e["job"]) + " started on " + str(e["host"]);
+  if (k == "node_advertised") return "node advertised " + e["resources"].dump();
+  if (k == "node_registered") return str(e["node"]) + " registered";
+  if (k == "replica_placed") return str(e["replica"]) + " placed on " + str(e["node"]);
+  if (k == "replica_running") return str(e["replica"]) + " running";
+  if (k == "replica_lost") return "replica lost with " + str(e["node"]);
+  if (k == "app_state") return str(e["app"]) + " " + str(e["to"]);
+  return k;
+}
+
+}  // namespace
+
+std::optional<CriticalPath> critical_path(const std::vector<TraceEvent>& events, const std::string& app) {
+  // Vertices are trace events (by index); only the kinds that can lie on a
+  // deploy's path are linked.
+  Graph g(events.size());
+  auto link = [&](std::size_t cause, std::size_t effect, const std::string& waited) {
+    boost::add_edge(cause, effect, EdgeLabel{waited}, g);
+  };
+  std::map<std::string, std::size_t> last_of_app;      // app -> latest deploy-chain event
+  std::map<std::string, std::size_t> last_submitted;   // app -> latest replicas_submitted
+  std::map<std::string, std::size_t> job_step;         // job -> latest job/node event
+  std::map<std::string, std::size_t> node_registered;  // node -> its registration
+  std::map<std::string, std::size_t> placed;           // replica label -> its placement
+  std::map<std::string, std::vector<std::size_t>> running;  // app -> replica_running since deploy
+  std::optional<std::size_t> last_demand, last_scale_up;
+
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const TraceEvent& e = events[i];
+    const std::string& k = e.kind;
+    const std::string a = e["app"].is_string() ? e["app"].get<std::string>() : "";
+    if (k == "deploy_requested") {
+      last_of_app[a] = i;
+      running[a].clear();
+    } else if (k == "introspection_submitted") {
+      if (last_of_app.count(a)) link(last_of_app[a], i, "deploy lock");
+      last_of_app[a] = i;
+      last_demand = i;
+    } else if (k == "sizing" || k == "admission") {
+      if (last_of_app.count(a)) link(last_of_app[a], i, k == "sizing" ? "introspection" : "");
+      last_of_app[a] = i;
+    } else if (k == "replicas_submitted") {
+      if (last_of_app.count(a)) link(last_of_app[a], i, "");
+      last_of_app[a] = i;
+      last_submitted[a] = i;
+      last_demand = i;
+    } else if (k == "replica_lost") {
+      last_demand = i;
+    } else if (k == "scale_up") {
+      if (last_demand) link(*last_demand, i, "pending demand seen by the autoscaler tick");
+      last_scale_up = i;
+    } else if (k == "job_submitted") {
+      const std::string job = str(e["job"]);
+      if (last_scale_up && events[*last_scale_up].t == e.t && !e.fields.contains("warm"))
+        link(*last_scale_up, i, "sbatch");
+      job_step[job] = i;
+    } else if (k == "job_started" || k == "node_advertised" || (k == "node_registered" && str(e["job"]) != "")) {
+      const std::string job = str(e["job"]);
+      if (job_step.count(job))
+        link(job_step[job], i, k == "job_started" ? "SLURM queue wait" : k == "node_advertised" ? "node boot" : "registration");
+      job_step[job] = i;
+      if (k == "node_registered") node_registered[str(e["node"])] = i;
+    } else if (k == "replica_placed") {
+      if (last_submitted.count(a)) link(last_submitted[a], i, "waiting for a node with room");
+      const std::string node = str(e["node"]);
+      if (node_registered.count(node)) link(node_registered[node], i, "placement");
+      placed[str(e["replica"])] = i;
+    } else if (k == "replica_running") {
+      const std::string r = str(e["replica"]);
+      if (placed.count(r)) link(placed[r], i, "runtime env install + replica init");
+      running[a].push_back(i);
+    } else if (k == "app_state" && e["to"] == "RUNNING") {
+      for (std::size_t r : running[a]) link(r, i, "all replicas running");
+    }
+  }
+
+  // The app's first RUNNING, and the deploy request of that deploy.
+  std::optional<std::size_t> end;
+  for (std::size_t i = 0; i < events.size() && !end; ++i)
+    if (events[i].kind == "app_state" && events[i]["app"] == app && events[i]["to"] == "RUNNING") end = i;
+  if (!end) return std::nullopt;
+
+  // Walk back along the latest-arriving cause (ties: the later-recorded one).
+  std::vector<std::size_t> chain{*end};
+  std::map<std::size_t, std::string> waited;  // vertex -> what the time before it went on
+  for (std::size_t v = *end;;) {
+    std::optional<std::size_t> best;
+    for (auto [it, stop] = boost::in_edges(v, g); it != stop; ++it) {
+      const std::size_t u = boost::source(*it, g);
+      if (!best || events[u].t > events[*best].t || (events[u].t == events[*best].t && u > *best)) {
+        best = u;
+        waited[v] = g[*it].waited;
+      }
+    }
+    if (!best) break;
+    chain.push_back(*best);
+    v = *best;
+  }
+  CriticalPath path;
+  path.app = app;
+  path.running = events[*end].t;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    const TraceEvent& e = events[*it];
+    path.steps.push_back(PathStep{e.t, e.kind, describe(e), waited.count(*it) ? waited[*it] : ""});
+  }
+  path.requested = path.steps.front().t;
+  return path;
+}
+
+void print_critical_path(const CriticalPath& p, std::ostream& out) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", to_seconds(p.running - p.requested));
+  out << "critical path of " << p.app << " to RUNNING (" << buf << " s from the first event):\n";
+  SimTime prev = p.steps.empty() ? 0 : p.steps.front().t;
+  for (const auto& s : p.steps) {
+    std::snprintf(buf, sizeof buf, "%10.3f s  %+9.3f s  ", to_seconds(s.t), to_seconds(s.t - prev));
+    out << "  " << buf << s.what;
+    if (!s.waited.empty() && s.t != prev) out << "   [" << s.waited << "]";
+    out << "\n";
+    prev = s.t;
+  }
+}
+
+}  // namespace vramsim

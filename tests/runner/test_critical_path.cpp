@@ -1,0 +1,87 @@
+// The critical path follows the latest-arriving cause back from RUNNING.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "runner/critical_path.hpp"
+#include "runner/simulation.hpp"
+
+using namespace vramsim;
+
+namespace {
+
+std::vector<std::string> kinds(const CriticalPath& p) {
+  std::vector<std::string> out;
+  for (const auto& s : p.steps) out.push_back(s.kind);
+  return out;
+}
+
+RunResult run_file(const std::string& name) {
+  Scenario sc = load_scenario(std::string(VRAMSIM_SOURCE_DIR) + "/scenarios/" + name);
+  RunOptions opt;
+  opt.policies = "fixed";
+  opt.critical_path = true;
+  return run_scenario(sc, opt);
+}
+
+TraceEvent ev(SimTime t, std::string kind, Json fields) { return TraceEvent{t * kSecond, std::move(kind), std::move(fields)}; }
+
+}  // namespace
+
+// A warm node registered long ago: the replica waited for admission, so the
+// path runs through the deploy chain, not through the node.
+TEST(CriticalPath, LaterCauseWinsOverEarlierOne) {
+  std::vector<TraceEvent> events = {
+      ev(0, "job_submitted", {{"job", "7"}}),
+      ev(0, "job_started", {{"job", "7"}, {"host", "h"}}),
+      ev(1, "node_advertised", {{"job", "7"}, {"resources", Json::object()}}),
+      ev(2, "node_registered", {{"node", "node-1"}, {"job", "7"}}),
+      ev(10, "deploy_requested", {{"app", "a"}}),
+      ev(10, "introspection_submitted", {{"app", "a"}}),
+      ev(25, "sizing", {{"app", "a"}, {"branch", "vram"}, {"num_gpus", 0.01}}),
+      ev(25, "admission", {{"app", "a"}, {"admitted", true}, {"reason", "node_with_room"}}),
+      ev(25, "replicas_submitted", {{"app", "a"}, {"replicas", 1}}),
+      ev(25, "replica_placed", {{"app", "a"}, {"replica", "a#0"}, {"node", "node-1"}}),
+      ev(40, "replica_running", {{"app", "a"}, {"replica", "a#0"}}),
+      ev(40, "app_state", {{"app", "a"}, {"to", "RUNNING"}}),
+  };
+  auto p = critical_path(events, "a");
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(kinds(*p), (std::vector<std::string>{"deploy_requested", "introspection_submitted", "sizing",
+                                                 "admission", "replicas_submitted", "replica_placed",
+                                                 "replica_running", "app_state"}));
+  EXPECT_EQ(p->requested, 10 * kSecond);
+  EXPECT_EQ(p->running, 40 * kSecond);
+  EXPECT_EQ(p->steps[2].waited, "introspection");
+}
+
+TEST(CriticalPath, NeverRunningHasNoPath) {
+  std::vector<TraceEvent> events = {ev(0, "deploy_requested", {{"app", "a"}})};
+  EXPECT_FALSE(critical_path(events, "a").has_value());
+}
+
+// Cold start: the node is the bottleneck, so the path goes deploy ->
+// introspection task -> scale-up -> SLURM job -> node -> replica.
+TEST(CriticalPath, ColdStartRunsThroughTheWorkerJob) {
+  const RunResult r = run_file("cold-start-a100.json");
+  ASSERT_EQ(r.critical_paths.size(), 1u);
+  const CriticalPath& p = r.critical_paths[0];
+  EXPECT_EQ(kinds(p), (std::vector<std::string>{"deploy_requested", "introspection_submitted", "scale_up",
+                                                "job_submitted", "job_started", "node_advertised",
+                                                "node_registered", "replica_placed", "replica_running",
+                                                "app_state"}));
+  EXPECT_EQ(p.running - p.requested, 181 * kSecond);
+  std::map<std::string, SimTime> at;
+  for (const auto& s : p.steps) at[s.kind] = s.t;
+  EXPECT_EQ(at["job_started"] - at["job_submitted"], 10 * kSecond);     // queue wait
+  EXPECT_EQ(at["node_advertised"] - at["job_started"], 30 * kSecond);   // boot
+  EXPECT_EQ(at["replica_running"] - at["replica_placed"], 125 * kSecond);  // env + init
+  std::ostringstream out;
+  print_critical_path(p, out);
+  EXPECT_NE(out.str().find("[SLURM queue wait]"), std::string::npos) << out.str();
+}
+
+TEST(CriticalPath, OnlyRequestedWhenAsked) {
+  Scenario sc = load_scenario(std::string(VRAMSIM_SOURCE_DIR) + "/scenarios/smoke.json");
+  EXPECT_TRUE(run_scenario(sc, RunOptions{}).critical_paths.empty());
+}
