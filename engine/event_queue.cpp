@@ -87,6 +87,9 @@ Event DaryHeapQueue<Arity>::pop() {
   s.seq = 0;
   free_.push_back(top.slot());
   ++counters_.popped;
+  // The next pop reads the new root's slot first (liveness, then the
+  // callback); fetch it now so the miss overlaps the caller's work.
+  if (!heap_.empty()) __builtin_prefetch(&slots_[heap_.front().slot()]);
   return ev;
 }
 
