@@ -32,10 +32,7 @@ void ControlPlane::deploy(const AppSpec& spec) {
   AppRecord& app = it->second;
   if (!fresh) {
     // A redeploy replaces the replicas once admitted; drop the old ones now.
-    for (auto& r : app.replicas) {
-      cluster_.withdraw(r.demand);
-      replica_of_.erase(r.demand);
-    }
+    withdraw_replicas(app);
     app.replicas.clear();
     app.running_at.reset();
   }
@@ -144,10 +141,7 @@ void ControlPlane::finish_introspection(const std::string& id, DemandId task) {
   app.replica_request = req;
   // A redeploy queued behind another of the same app replaces what that one
   // created after this deploy was requested.
-  for (auto& r : app.replicas) {
-    cluster_.withdraw(r.demand);
-    replica_of_.erase(r.demand);
-  }
+  withdraw_replicas(app);
   app.replicas.clear();
   set_app_state(app, AppState::Deploying, "admitted: " + decision.reason);
   for (int i = 0; i < app.spec.replicas; ++i) {
@@ -249,6 +243,14 @@ void ControlPlane::resubmit_replica(AppRecord& app, ReplicaRecord& r) {
   r = std::move(fresh);
 }
 
+void ControlPlane::withdraw_replicas(AppRecord& app) {
+  for (auto& r : app.replicas) {
+    cluster_.withdraw(r.demand);
+    replica_of_.erase(r.demand);
+    if (r.life.state() != ReplicaState::Stopped) r.life.move(ReplicaState::Stopped);
+  }
+}
+
 void ControlPlane::stop_app(const std::string& id) {
   auto it = apps_.find(id);
   if (it == apps_.end()) {
@@ -261,11 +263,7 @@ void ControlPlane::stop_app(const std::string& id) {
   app.deploy_cancelled = true;
   if (app.life.state() == AppState::Deleted) return;
   set_app_state(app, AppState::Deleting, "stop_app");
-  for (auto& r : app.replicas) {
-    cluster_.withdraw(r.demand);
-    replica_of_.erase(r.demand);
-    if (r.life.state() != ReplicaState::Stopped) r.life.move(ReplicaState::Stopped);
-  }
+  withdraw_replicas(app);
   set_app_state(app, AppState::Deleted, "replicas stopped");
   place_pending();
 }

@@ -102,6 +102,8 @@ class ControlPlane final : public BackendListener {
   void update_app_state(AppRecord& app, const std::string& reason);
   void set_app_state(AppRecord& app, AppState s, const std::string& reason);
   void resubmit_replica(AppRecord& app, ReplicaRecord& r);
+  // Withdraws every replica's demand (pending or placed) and marks it stopped.
+  void withdraw_replicas(AppRecord& app);
 
   // SLURM workers monitor.
   void tick();

@@ -11,7 +11,6 @@ struct EdgeLabel {
   std::string waited;
 };
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, boost::no_property, EdgeLabel>;
-using Vertex = Graph::vertex_descriptor;
 
 std::string str(const Json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
 
@@ -100,7 +99,7 @@ std::optional<CriticalPath> critical_path(const std::vector<TraceEvent>& events,
     }
   }
 
-  // The app's first RUNNING, and the deploy request of that deploy.
+  // The path ends at the app's first RUNNING.
   std::optional<std::size_t> end;
   for (std::size_t i = 0; i < events.size() && !end; ++i)
     if (events[i].kind == "app_state" && events[i]["app"] == app && events[i]["to"] == "RUNNING") end = i;

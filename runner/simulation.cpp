@@ -270,7 +270,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   std::ofstream csv;
   Executor::Periodic timeline;
   if (opt.status_every) {
-    csv.open(opt.status_csv_path.empty() ? "status-timeline.csv" : opt.status_csv_path, std::ios::trunc);
+    csv.open(opt.status_csv_path, std::ios::trunc);
     if (!csv) throw std::runtime_error("cannot open the status CSV for writing");
     csv << status_csv_header() << "\n";
     timeline = w.loop.every(*opt.status_every, [&] {

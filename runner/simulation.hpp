@@ -19,7 +19,7 @@ struct RunOptions {
   std::vector<Duration> status_at;         // print status at these times
   std::optional<Duration> status_every;    // CSV timeline period
   std::string status_json_path;            // status snapshots (JSON array)
-  std::string status_csv_path;             // timeline CSV
+  std::string status_csv_path = "status-timeline.csv";  // timeline CSV, with status_every
   bool critical_path = false;              // explain each app's time to RUNNING
 };
 

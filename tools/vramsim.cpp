@@ -101,15 +101,14 @@ int main(int argc, char** argv) {
       }
       // --status-at writes the JSON beside the printed lines.
       opt.status_json_path = status_json.empty() && !status_at.empty() ? "status.json" : status_json;
-      opt.status_csv_path = status_csv;
+      if (!status_csv.empty()) opt.status_csv_path = status_csv;
       opt.critical_path = show_critical_path;
       const RunResult r = run_scenario(sc, opt);
       print_summary(r, std::cout);
       // File notes go to stderr so that stdout is the same wherever it runs.
       if (!opt.status_json_path.empty()) std::cerr << "status JSON written to " << opt.status_json_path << "\n";
       if (opt.status_every)
-        std::cerr << "status timeline written to "
-                  << (opt.status_csv_path.empty() ? "status-timeline.csv" : opt.status_csv_path) << "\n";
+        std::cerr << "status timeline written to " << opt.status_csv_path << "\n";
       return r.all_held() ? 0 : kExitExpectation;
     }
     std::vector<std::string> specs = {"legacy", "fixed"};
