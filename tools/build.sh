@@ -2,11 +2,21 @@
 # Configures and builds vramsim into build/ (or $1), passing extra CMake args.
 #   tools/build.sh                    release build in build/
 #   tools/build.sh build-asan -DVRAMSIM_SANITIZE=ON
+#   VRAMSIM_TARGETS="vramsim" tools/build.sh   only these targets
+# Compiles go through ccache where it is installed; its cache lives outside
+# the clone (ccache's default, ~/.cache/ccache, or $CCACHE_DIR), and paths are
+# hashed relative to the clone so a fresh clone elsewhere hits the same cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-build}
 shift || true
 jobs=${VRAMSIM_JOBS:-$(nproc)}
-cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir.configure.log" 2>&1 \
+launcher=()
+if command -v ccache >/dev/null 2>&1 && [ "${VRAMSIM_CCACHE:-1}" != 0 ]; then
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true CCACHE_SLOPPINESS=time_macros
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" "$@" >"$dir.configure.log" 2>&1 \
   || { cat "$dir.configure.log"; exit 1; }
-cmake --build "$dir" -j "$jobs"
+# shellcheck disable=SC2086
+cmake --build "$dir" -j "$jobs" ${VRAMSIM_TARGETS:+--target $VRAMSIM_TARGETS}

@@ -5,9 +5,11 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build g++ pkg-config
-  libboost-graph-dev libeigen3-dev libcli11-dev nlohmann-json3-dev
+  build-essential cmake ninja-build g++ pkg-config ccache
+  libboost-dev libboost-graph-dev libeigen3-dev libcli11-dev nlohmann-json3-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # live mode and its integration tests: a real single-node SLURM on loopback
+  slurm-wlm munge
 )
 
 missing=()
