@@ -1,14 +1,23 @@
 #pragma once
 // The cluster backend the control plane acts on: submit a worker job, cancel
-// jobs, list jobs, stop a node; and the callbacks "node registered (with its
-// advertised resources)" and "node lost". Implemented by the simulated SLURM
-// partition (backends/sim) and, in live mode, by sbatch/squeue/scancel.
+// jobs, list jobs, stop a node, start and stop replicas on a node and call
+// them; and the callbacks "node registered (with its advertised resources)"
+// and "node lost". Implemented by the simulated SLURM partition
+// (backends/sim) and, in live mode, by sbatch/squeue/scancel plus the node
+// agents (backends/slurm).
+//
+// Every operation that waits on the outside world answers through a
+// callback: the simulated backend calls it before returning, the live one
+// from its event loop later, so the control plane never blocks.
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/cluster_state.hpp"
 #include "engine/lifecycle.hpp"
+#include "engine/trace.hpp"
 #include "models/worker_defaults.hpp"
 
 namespace vramsim {
@@ -17,6 +26,20 @@ struct JobInfo {
   std::string id;
   std::string name;  // "ray_worker"
   JobState state = JobState::Pending;
+};
+
+// One replica process to start on the node of `job_id`.
+struct ReplicaStart {
+  std::string job_id, app, replica;   // replica: "app#0"
+  std::int64_t gpu_memory_mb = 0;     // VRAM the replica holds (0: none)
+  int device = -1;                    // device index on the node, -1: none
+  std::string kind = "plain";         // "plain" | "probe"
+};
+
+// What the driver observed on one device, and when.
+struct DeviceObservation {
+  std::int64_t used_bytes = 0;
+  SimTime at = 0;
 };
 
 class BackendListener {
@@ -28,15 +51,34 @@ class BackendListener {
 
 class ClusterBackend {
  public:
+  using SubmitDone = std::function<void(std::optional<std::string> job_id, const std::string& error)>;
+  using StartDone = std::function<void(bool ok, const std::string& error)>;
+  using CallDone = std::function<void(Json result)>;
+
   virtual ~ClusterBackend() = default;
-  // sbatch. Returns the job id, or nullopt (with `error`) when submission fails.
-  virtual std::optional<std::string> submit_worker(const WorkerJobSize& size, std::string* error) = 0;
+  // sbatch. `done` gets the job id, or nullopt and the error when submission fails.
+  virtual void submit_worker(const WorkerJobSize& size, SubmitDone done) = 0;
   // scancel of the given ids; ids no longer queued are ignored.
   virtual void cancel_jobs(const std::vector<std::string>& job_ids) = 0;
-  // squeue: the worker jobs still in the queue (pending, running, completing).
+  // squeue: the worker jobs still in the queue (pending, running, completing),
+  // as last seen; jobs submitted since count at once.
   virtual std::vector<JobInfo> list_jobs() const = 0;
   // "ray stop" on the node that runs this job; the node then leaves.
   virtual void stop_node(const std::string& job_id) = 0;
+  // The node starts the replica's process; `done` once it is up. The
+  // simulated node starts it at once (env install and init are latencies
+  // the control plane draws).
+  virtual void start_replica(const ReplicaStart& r, StartDone done) { (void)r; done(true, ""); }
+  virtual void stop_replica(const std::string& job_id, const std::string& replica) { (void)job_id; (void)replica; }
+  // A request to a running replica; `done` gets its answer.
+  virtual void call_replica(const std::string& job_id, const std::string& replica, const Json& payload,
+                            CallDone done) = 0;
+  // Driver-observed memory of a device of this job's node, where the backend
+  // measures it (live agents); nullopt where it does not (simulation).
+  virtual std::optional<DeviceObservation> observed_memory(const std::string& job_id, int device) const {
+    (void)job_id; (void)device;
+    return std::nullopt;
+  }
   void set_listener(BackendListener* l) { listener_ = l; }
 
  protected:

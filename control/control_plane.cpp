@@ -210,15 +210,30 @@ void ControlPlane::replica_placed(AppRecord& app, ReplicaRecord& r, const Placem
                   {{"node", p.node}, {"device", p.vram_device}, {"app", app.spec.id},
                    {"booked_mb", n->devices()[p.vram_device].vram_booked_mb},
                    {"total_mb", n->devices()[p.vram_device].total_vram_mb}});
+  ReplicaStart launch{n->spec.slurm_job_id, app.spec.id, cluster_.demand(p.demand)->label,
+                      p.vram_mb, r.device, app.spec.kind};
+  const DemandId demand = p.demand;
+  const std::string app_id = app.spec.id;
+  const NodeId node = p.node;
+  backend_.start_replica(launch, [this, demand, app_id, node](bool ok, const std::string& error) {
+    auto it = replica_of_.find(demand);
+    if (it == replica_of_.end() || exited_) return;  // stopped or lost meanwhile
+    if (!ok) {
+      trace_.record(exec_.now(), "replica_start_failed", {{"app", app_id}, {"node", node}, {"error", error}});
+      return;
+    }
+    replica_started(demand, app_id, node);
+  });
+}
+
+void ControlPlane::replica_started(DemandId demand, const std::string& app_id, const NodeId& node) {
   Duration delay = 0;
-  const auto key = std::make_pair(p.node, app.spec.id);
+  const auto key = std::make_pair(node, app_id);
   if (!runtime_env_ready_.count(key)) {
     delay += cfg_.runtime_env_install.sample(rng_.stream("replica.runtime_env"));
     runtime_env_ready_.insert(key);
   }
   delay += cfg_.replica_init.sample(rng_.stream("replica.init"));
-  const DemandId demand = p.demand;
-  const std::string app_id = app.spec.id;
   exec_.after(delay, [this, demand, app_id] {
     auto it = replica_of_.find(demand);
     if (it == replica_of_.end() || exited_) return;  // stopped or lost meanwhile
@@ -245,6 +260,10 @@ void ControlPlane::resubmit_replica(AppRecord& app, ReplicaRecord& r) {
 
 void ControlPlane::withdraw_replicas(AppRecord& app) {
   for (auto& r : app.replicas) {
+    const auto st = r.life.state();
+    if (st == ReplicaState::Starting || st == ReplicaState::Running)
+      if (const Node* n = cluster_.node(r.node); n && n->alive())
+        if (const Demand* d = cluster_.demand(r.demand)) backend_.stop_replica(n->spec.slurm_job_id, d->label);
     cluster_.withdraw(r.demand);
     replica_of_.erase(r.demand);
     if (r.life.state() != ReplicaState::Stopped) r.life.move(ReplicaState::Stopped);
@@ -344,7 +363,7 @@ void ControlPlane::tick() {
   for (const Demand* d : cluster_.pending(DemandKind::Actor)) s.actors.push_back(d->request);
   for (const Demand* d : cluster_.pending(DemandKind::Task)) s.tasks.push_back(d->request);
   for (const Demand* d : cluster_.pending(DemandKind::Job)) s.jobs.push_back(d->request);
-  s.creation_in_flight = creation_job_.has_value();
+  s.creation_in_flight = creation_job_.has_value() || creation_submitting_;
   s.last_scale_up = last_scale_up_;
   s.last_scale_down_check = last_scale_down_check_;
   s.worker_jobs = worker_jobs();
@@ -363,15 +382,25 @@ void ControlPlane::tick() {
       trace_.record(s.now, "scale_up",
                     {{"gpus", d.job.gpus}, {"cpus", d.job.cpus}, {"mem_per_cpu_gb", d.job.mem_per_cpu_gb},
                      {"demand", d.demand.to_json()}, {"worker_jobs", s.worker_jobs}});
-      std::string error;
-      auto job = backend_.submit_worker(d.job, &error);
-      if (!job) {
-        trace_.record(s.now, "worker_creation_failed", {{"error", error}});
-        break;
-      }
-      creation_job_ = *job;
-      const std::string id = *job;
-      exec_.after(cfg_.creation_poll, [this, id] { poll_creation(id); });
+      // The creation is in flight from here until sbatch answers and then
+      // until the job's node registers or the job disappears.
+      creation_submitting_ = true;
+      backend_.submit_worker(d.job, [this](std::optional<std::string> job, const std::string& error) {
+        creation_submitting_ = false;
+        if (!job) {
+          trace_.record(exec_.now(), "worker_creation_failed", {{"error", error}});
+          return;
+        }
+        if (exited_ || shutting_down_) {
+          // sbatch answered after shutdown cancelled the creation task; the
+          // job is the sweep's (fixed) or is left behind (legacy), as for any
+          // job the creation task had submitted.
+          return;
+        }
+        creation_job_ = *job;
+        const std::string id = *job;
+        exec_.after(cfg_.creation_poll, [this, id] { poll_creation(id); });
+      });
       break;
     }
     case ScaleDecision::Action::ScaleDown:
@@ -487,9 +516,40 @@ void ControlPlane::sample_memory() {
       }
   for (const Node* n : cluster_.alive_nodes())
     for (const auto& d : n->devices()) {
+      if (auto o = backend_.observed_memory(n->spec.slurm_job_id, d.index)) {
+        cluster_.observe_device_memory(n->id, d.index, o->used_bytes, o->at);
+        continue;
+      }
       auto it = used.find({n->id, d.index});
       cluster_.observe_device_memory(n->id, d.index, it == used.end() ? 0 : it->second, exec_.now());
     }
+}
+
+// ------------------------------------------------------------------ app calls
+
+void ControlPlane::call_app(const std::string& app_id, const Json& payload) {
+  const std::uint64_t call_id = ++calls_;
+  auto it = apps_.find(app_id);
+  const ReplicaRecord* target = nullptr;
+  std::size_t index = 0;
+  if (it != apps_.end() && !exited_)
+    for (std::size_t i = 0; i < it->second.replicas.size() && !target; ++i)
+      if (it->second.replicas[i].life.state() == ReplicaState::Running) { target = &it->second.replicas[i]; index = i; }
+  const Node* n = target ? cluster_.node(target->node) : nullptr;
+  if (!n || !n->alive()) {
+    trace_.record(exec_.now(), "call_failed",
+                  {{"app", app_id}, {"call", call_id}, {"error", "no running replica of " + app_id}});
+    return;
+  }
+  const std::string replica = app_id + "#" + std::to_string(index);
+  const SimTime sent = exec_.now();
+  trace_.record(sent, "call_sent", {{"app", app_id}, {"call", call_id}, {"replica", replica}, {"node", n->id}});
+  backend_.call_replica(n->spec.slurm_job_id, replica, payload, [this, app_id, call_id, replica, sent](Json result) {
+    const bool ok = !(result.is_object() && result.contains("error"));
+    trace_.record(exec_.now(), "call_result",
+                  {{"app", app_id}, {"call", call_id}, {"replica", replica}, {"ok", ok},
+                   {"latency_us", exec_.now() - sent}, {"result", std::move(result)}});
+  });
 }
 
 // -------------------------------------------------------------------- shutdown
@@ -497,6 +557,7 @@ void ControlPlane::sample_memory() {
 void ControlPlane::shutdown(std::function<void()> done) {
   if (exited_) return;
   trace_.record(exec_.now(), "shutdown_started", {});
+  shutting_down_ = true;
   // No scale-up while draining: replicas of stopped nodes go back to pending.
   monitor_.cancel();
   if (creation_job_) {

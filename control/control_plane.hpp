@@ -48,6 +48,7 @@ struct AppSpec {
   std::int64_t memory_bytes = 0;    // per replica
   int replicas = 1;
   std::optional<std::int64_t> observed_vram_mb;  // driver-observed peak per replica
+  std::string kind = "plain";       // "probe": its replicas answer calls with the fp16 matmul probe
 };
 
 struct ReplicaRecord {
@@ -80,6 +81,8 @@ class ControlPlane final : public BackendListener {
   void stop_app(const std::string& app_id);
   void delete_app(const std::string& app_id);
   void shutdown(std::function<void()> done = {});
+  // Sends a request to a running replica of the app; the answer is traced.
+  void call_app(const std::string& app_id, const Json& payload);
 
   void node_registered(NodeSpec spec) override;
   void node_lost(const std::string& job_id, const std::string& reason) override;
@@ -99,6 +102,7 @@ class ControlPlane final : public BackendListener {
   AdmissionSnapshot admission_snapshot() const;
   void place_pending();
   void replica_placed(AppRecord& app, ReplicaRecord& r, const Placement& p);
+  void replica_started(DemandId demand, const std::string& app_id, const NodeId& node);
   void update_app_state(AppRecord& app, const std::string& reason);
   void set_app_state(AppRecord& app, AppState s, const std::string& reason);
   void resubmit_replica(AppRecord& app, ReplicaRecord& r);
@@ -133,6 +137,9 @@ class ControlPlane final : public BackendListener {
   Executor::Periodic monitor_, sampler_;
   std::deque<StatusSample> history_;
   std::optional<std::string> creation_job_;
+  bool creation_submitting_ = false;  // sbatch not answered yet
+  bool shutting_down_ = false;
+  std::uint64_t calls_ = 0;
   std::optional<SimTime> last_scale_up_;
   SimTime last_scale_down_check_ = 0;
   std::map<std::string, std::string> deletions_;  // node -> job being stopped

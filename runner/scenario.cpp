@@ -217,6 +217,9 @@ AppSpec parse_app(Obj& o, const AppSpec* base) {
   a.memory_bytes = o.integer("memory_mb", a.memory_bytes / (1024 * 1024)) * 1024 * 1024;
   a.replicas = static_cast<int>(o.integer("replicas", a.replicas, 1, 100000));
   if (o.has("observed_vram_mb")) a.observed_vram_mb = o.integer("observed_vram_mb", 0);
+  a.kind = o.string("kind", a.kind);
+  if (a.kind != "plain" && a.kind != "probe")
+    o.fail(o.at("kind"), "expected \"plain\" or \"probe\", got \"" + a.kind + "\"");
   return a;
 }
 
@@ -375,6 +378,7 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
       s.slurm.ray_stop = parse_latency(lo, "ray_stop", s.slurm.ray_stop);
       s.slurm.cancel_latency = parse_latency(lo, "cancel", s.slurm.cancel_latency);
       s.slurm.job_exit_after_stop = parse_latency(lo, "job_exit_after_stop", s.slurm.job_exit_after_stop);
+      s.slurm.call = parse_latency(lo, "call", s.slurm.call);
       cc.runtime_env_install = parse_latency(lo, "runtime_env_install", cc.runtime_env_install);
       cc.replica_init = parse_latency(lo, "replica_init", cc.replica_init);
       lo.finish();
@@ -439,10 +443,10 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
       act.json_path = path;
       act.at = ao.duration("at", 0);
       act.kind = ao.string("do", "");
-      static const std::set<std::string> kinds = {"deploy", "stop", "delete", "shutdown", "status"};
+      static const std::set<std::string> kinds = {"deploy", "stop", "delete", "shutdown", "status", "call"};
       if (!kinds.count(act.kind))
-        ao.fail(ao.at("do"), "expected one of: deploy, stop, delete, shutdown, status; got \"" + act.kind + "\"");
-      if (act.kind == "deploy" || act.kind == "stop" || act.kind == "delete") {
+        ao.fail(ao.at("do"), "expected one of: deploy, stop, delete, shutdown, status, call; got \"" + act.kind + "\"");
+      if (act.kind == "deploy" || act.kind == "stop" || act.kind == "delete" || act.kind == "call") {
         act.app = ao.string("app", "");
         if (!by_id.count(act.app)) ao.fail(ao.at("app"), "unknown app '" + act.app + "' (declare it in $.apps)");
       }
@@ -459,6 +463,12 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
           for (const auto& k : keys) ao.get(k);
           Obj so(sub, path, file);
           act.app_override = parse_app(so, &by_id.at(act.app));
+        }
+      }
+      if (act.kind == "call") {
+        if (const Json* p = ao.get("payload")) {
+          if (!p->is_object()) ao.fail(ao.at("payload"), "expected an object (the request sent to the replica)");
+          act.payload = *p;
         }
       }
       if (act.kind == "status") {

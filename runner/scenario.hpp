@@ -49,10 +49,11 @@ struct HeadSpec {
 
 struct ScenarioAction {
   SimTime at = 0;
-  std::string kind;       // deploy | stop | delete | shutdown | status
+  std::string kind;       // deploy | stop | delete | shutdown | status | call
   std::string app;
   std::optional<AppSpec> app_override;  // deploy with a changed spec
   Json expect = Json::object();         // status: JSON path -> expected value
+  Json payload = Json::object();        // call: the request sent to a replica
   std::string json_path;                // where the action sits, for messages
 };
 

@@ -262,6 +262,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
         w.control.shutdown();
       } else if (a.kind == "status") {
         take_status(a.json_path, a.expect, a.json_path);
+      } else if (a.kind == "call") {
+        w.control.call_app(a.app, a.payload);
       }
     });
   }

@@ -32,7 +32,13 @@ SimJob& SimSlurmBackend::create_job(const WorkerJobSize& size, Duration queue_wa
   return jobs_.emplace(id, std::move(job)).first->second;
 }
 
-std::optional<std::string> SimSlurmBackend::submit_worker(const WorkerJobSize& size, std::string* error) {
+void SimSlurmBackend::submit_worker(const WorkerJobSize& size, SubmitDone done) {
+  std::string error;
+  auto id = submit(size, &error);
+  done(std::move(id), error);
+}
+
+std::optional<std::string> SimSlurmBackend::submit(const WorkerJobSize& size, std::string* error) {
   // sbatch refuses a job no node of the partition could ever run.
   const bool feasible = std::any_of(hosts_.begin(), hosts_.end(), [&](const Host& h) { return fits(h.type, size); });
   if (!feasible) {
@@ -197,6 +203,20 @@ void SimSlurmBackend::stop_node(const std::string& id) {
       jj.pending_timer = 0;
       end(jj, JobState::Completed, "batch script exited after ray stop");
     });
+  });
+}
+
+void SimSlurmBackend::call_replica(const std::string& job_id, const std::string& replica, const Json& payload,
+                                   CallDone done) {
+  (void)payload;
+  const Duration d = cfg_.call.sample(rng_.stream("replica.call"));
+  exec_.after(d, [this, job_id, replica, done = std::move(done)] {
+    const auto it = jobs_.find(job_id);
+    if (it == jobs_.end() || !it->second.registered) {
+      done(Json{{"error", "node of job " + job_id + " is gone"}});
+      return;
+    }
+    done(Json{{"replica", replica}, {"simulated", true}});
   });
 }
 

@@ -43,6 +43,7 @@ struct SimSlurmConfig {
   // After the node left, the batch script (container teardown) still runs
   // this long before the job completes on its own; scancel usually wins.
   LatencyModel job_exit_after_stop = LatencyModel::fixed(60 * kSecond);
+  LatencyModel call = LatencyModel::fixed(1 * kSecond);  // a replica answers a call
   std::string ip_prefix = "10.0.0.";
 };
 
@@ -64,10 +65,12 @@ class SimSlurmBackend final : public ClusterBackend {
   SimSlurmBackend(Executor& exec, RandomStreams& rng, TraceRecorder& trace, SimSlurmConfig cfg,
                   std::shared_ptr<const AdvertisementPolicy> advertisement);
 
-  std::optional<std::string> submit_worker(const WorkerJobSize& size, std::string* error) override;
+  void submit_worker(const WorkerJobSize& size, SubmitDone done) override;
   void cancel_jobs(const std::vector<std::string>& job_ids) override;
   std::vector<JobInfo> list_jobs() const override;
   void stop_node(const std::string& job_id) override;
+  void call_replica(const std::string& job_id, const std::string& replica, const Json& payload,
+                    CallDone done) override;
 
   // Starts a job already running and registered at t=0 (a warm cluster).
   std::string start_warm_worker(const WorkerJobSize& size);
@@ -80,6 +83,7 @@ class SimSlurmBackend final : public ClusterBackend {
     std::string ip;
     std::string job;  // running job id, empty when free
   };
+  std::optional<std::string> submit(const WorkerJobSize& size, std::string* error);
   void schedule();
   SimJob& create_job(const WorkerJobSize& size, Duration queue_wait, bool warm);
   static bool fits(const PartitionNodeType& t, const WorkerJobSize& size);
