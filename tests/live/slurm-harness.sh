@@ -24,9 +24,10 @@ die() { log "$*"; exit 1; }
 alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
 pid_of() { [ -s "$DIR/run/$1.pid" ] && cat "$DIR/run/$1.pid" || true; }
 
-# Every process whose environment names this harness: the daemons, the
-# slurmstepd they fork (which inherit slurmd's environment) and job steps
-# submitted from a shell that ran `env`.
+# Every process whose environment carries this harness's tag: the daemons and
+# the slurmstepd they fork (which inherit slurmd's environment). Only the
+# daemons are started with the tag; `env` does not print it, so a shell that
+# ran `env` is never a target.
 tagged_pids() {
   local f pid
   for f in /proc/[0-9]*/environ; do
@@ -258,7 +259,7 @@ start() {
     command -v "$t" >/dev/null || die "$t not found (tools/setup.sh installs slurm-wlm and munge)"
   done
   stop   # leftovers of an earlier run in the same directory
-  rm -rf "$DIR"/{state,spool,log,munge}
+  rm -rf "$DIR"/{state,spool,log,munge} "$DIR"/job-*.out
   write_config
   write_fake_nvidia_smi
   export SLURM_CONF="$DIR/etc/slurm.conf"
@@ -286,7 +287,6 @@ case "$cmd" in
   env)
     [ -f "$DIR/etc/slurm.conf" ] || die "no harness in $DIR (run start first)"
     echo "export SLURM_CONF=$DIR/etc/slurm.conf"
-    echo "export VRAMSIM_SLURM_HARNESS=$DIR"
     echo "export PATH=$DIR/bin:\$PATH"
     ;;
   *) usage ;;
