@@ -1,0 +1,229 @@
+#include "backends/slurm/slurm_client.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <memory>
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+namespace vramsim::slurm {
+
+namespace asio = boost::asio;
+
+const char* const kSqueueFormat = "%i\x1f%j\x1f%T\x1f%r\x1f%N\x1f%k";
+
+namespace {
+
+bool contains(const std::string& text, const char* needle) { return text.find(needle) != std::string::npos; }
+
+std::string trim(std::string s) {
+  const char* blanks = " \t\r\n";
+  s.erase(0, s.find_first_not_of(blanks));
+  s.erase(s.find_last_not_of(blanks) + 1);
+  return s;
+}
+
+// Errors of a scancel for jobs already gone; cancelling them is a no-op.
+bool only_gone_jobs(const std::string& err) {
+  std::size_t start = 0;
+  bool any = false;
+  while (start < err.size()) {
+    auto end = err.find('\n', start);
+    if (end == std::string::npos) end = err.size();
+    const std::string line = trim(err.substr(start, end - start));
+    start = end + 1;
+    if (line.empty()) continue;
+    any = true;
+    if (!contains(line, "Invalid job id specified") && !contains(line, "already completing or completed"))
+      return false;
+  }
+  return any;
+}
+
+}  // namespace
+
+std::optional<JobState> job_state_from_squeue(const std::string& state) {
+  static const std::map<std::string, JobState> table = {
+      {"PENDING", JobState::Pending},       {"CONFIGURING", JobState::Pending},
+      {"REQUEUED", JobState::Pending},      {"REQUEUE_HOLD", JobState::Pending},
+      {"REQUEUE_FED", JobState::Pending},   {"RESIZING", JobState::Pending},
+      {"RUNNING", JobState::Running},       {"SUSPENDED", JobState::Running},
+      {"STOPPED", JobState::Running},       {"SIGNALING", JobState::Running},
+      {"COMPLETING", JobState::Completing}, {"STAGE_OUT", JobState::Completing},
+      {"COMPLETED", JobState::Completed},   {"CANCELLED", JobState::Cancelled},
+      {"REVOKED", JobState::Cancelled},     {"TIMEOUT", JobState::Timeout},
+      {"DEADLINE", JobState::Timeout},      {"FAILED", JobState::Failed},
+      {"NODE_FAIL", JobState::Failed},      {"BOOT_FAIL", JobState::Failed},
+      {"OUT_OF_MEMORY", JobState::Failed},  {"PREEMPTED", JobState::Failed},
+      {"SPECIAL_EXIT", JobState::Failed},
+  };
+  auto it = table.find(state);
+  if (it == table.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<std::string> parse_sbatch_output(const std::string& out) {
+  std::string line = first_line(out);
+  line = line.substr(0, line.find(';'));
+  line = trim(line);
+  if (line.empty() || !std::all_of(line.begin(), line.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  return line;
+}
+
+std::optional<std::vector<SqueueJob>> parse_squeue_output(const std::string& out, std::string& error) {
+  std::vector<SqueueJob> jobs;
+  std::size_t start = 0;
+  int line_no = 0;
+  while (start < out.size()) {
+    auto end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    std::string line = out.substr(start, end - start);
+    start = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (trim(line).empty()) continue;
+    std::array<std::string, 6> f;
+    std::size_t pos = 0;
+    bool short_line = false;
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      if (i + 1 == f.size()) {
+        f[i] = line.substr(pos);  // the comment: the rest of the line
+        break;
+      }
+      auto sep = line.find('\x1f', pos);
+      if (sep == std::string::npos) {
+        short_line = true;
+        break;
+      }
+      f[i] = line.substr(pos, sep - pos);
+      pos = sep + 1;
+    }
+    if (short_line) {
+      error = "squeue output line " + std::to_string(line_no) + ": expected 6 fields, got \"" +
+              first_line(line) + "\"";
+      return std::nullopt;
+    }
+    SqueueJob j;
+    j.id = trim(f[0]);
+    j.name = f[1];
+    j.state = trim(f[2]);
+    j.reason = trim(f[3]);
+    j.nodes = trim(f[4]);
+    j.comment = f[5] == "(null)" ? "" : f[5];
+    auto st = job_state_from_squeue(j.state);
+    if (j.id.empty() || !st) {
+      error = "squeue output line " + std::to_string(line_no) + ": unknown job state \"" + j.state + "\"";
+      if (j.id.empty()) error = "squeue output line " + std::to_string(line_no) + ": empty job id";
+      return std::nullopt;
+    }
+    j.job_state = *st;
+    jobs.push_back(std::move(j));
+  }
+  return jobs;
+}
+
+bool is_transient(const CommandResult& r) {
+  if (r.timed_out) return true;
+  if (!r.spawn_error.empty() || r.ok()) return false;
+  const std::string text = r.err + "\n" + r.out;
+  for (const char* s : {"Unable to contact slurm controller", "Socket timed out", "Connection refused",
+                        "Zero Bytes were transmitted", "Slurm temporarily unable",
+                        "Resource temporarily unavailable", "Communication connection failure"})
+    if (contains(text, s)) return true;
+  return false;
+}
+
+SlurmClient::SlurmClient(asio::io_context& io, ProcessRunner& runner, SlurmClientConfig cfg)
+    : io_(io), runner_(runner), cfg_(std::move(cfg)) {
+  cfg_.attempts = std::max(cfg_.attempts, 1);
+}
+
+void SlurmClient::run_with_retry(std::vector<std::string> argv, std::string stdin_data,
+                                 std::function<void(CommandResult, std::string)> done) {
+  struct State {
+    CommandSpec spec;
+    int attempt = 0;
+    std::chrono::milliseconds backoff;
+    std::function<void(CommandResult, std::string)> done;
+    std::unique_ptr<asio::steady_timer> timer;
+  };
+  auto st = std::make_shared<State>();
+  st->spec.argv = std::move(argv);
+  st->spec.stdin_data = std::move(stdin_data);
+  st->spec.timeout = cfg_.timeout;
+  st->spec.env = cfg_.env;
+  st->backoff = cfg_.backoff;
+  st->done = std::move(done);
+  st->timer = std::make_unique<asio::steady_timer>(io_);
+
+  auto attempt = std::make_shared<std::function<void()>>();
+  const int attempts = cfg_.attempts;
+  *attempt = [this, st, attempt, attempts] {
+    ++st->attempt;
+    runner_.run(st->spec, [st, attempt, attempts](CommandResult r) {
+      if (r.ok()) {
+        *attempt = nullptr;  // break the self-reference
+        st->done(std::move(r), "");
+        return;
+      }
+      if (is_transient(r) && st->attempt < attempts) {
+        st->timer->expires_after(st->backoff);
+        st->backoff *= 2;
+        st->timer->async_wait([attempt](const boost::system::error_code& ec) {
+          if (!ec && *attempt) (*attempt)();
+        });
+        return;
+      }
+      std::string error = r.describe();
+      if (is_transient(r))
+        error = "slurm controller unreachable: " + error + " (" + std::to_string(st->attempt) + " attempts)";
+      *attempt = nullptr;
+      st->done(std::move(r), std::move(error));
+    });
+  };
+  (*attempt)();
+}
+
+void SlurmClient::submit(const std::string& script, const std::string& comment,
+                         std::function<void(std::optional<std::string>, std::string)> done) {
+  run_with_retry({cfg_.sbatch, "--parsable", "--comment=" + comment}, script,
+                 [done = std::move(done)](CommandResult r, std::string error) {
+                   if (!error.empty()) return done(std::nullopt, std::move(error));
+                   auto id = parse_sbatch_output(r.out);
+                   if (!id) return done(std::nullopt, r.program + ": expected a job id, got \"" + first_line(r.out) + "\"");
+                   done(std::move(id), "");
+                 });
+}
+
+void SlurmClient::list(std::function<void(std::optional<std::vector<SqueueJob>>, std::string)> done) {
+  run_with_retry({cfg_.squeue, "--me", "--noheader", std::string("--format=") + kSqueueFormat}, "",
+                 [done = std::move(done)](CommandResult r, std::string error) {
+                   if (!error.empty()) return done(std::nullopt, std::move(error));
+                   if (r.out_truncated) return done(std::nullopt, r.program + ": output over 1 MiB");
+                   std::string perr;
+                   auto jobs = parse_squeue_output(r.out, perr);
+                   if (!jobs) return done(std::nullopt, r.program + ": " + perr);
+                   done(std::move(jobs), "");
+                 });
+}
+
+void SlurmClient::cancel(const std::vector<std::string>& ids, std::function<void(bool, std::string)> done) {
+  if (ids.empty()) {
+    asio::post(io_, [done = std::move(done)] { done(true, ""); });
+    return;
+  }
+  std::vector<std::string> argv{cfg_.scancel};
+  argv.insert(argv.end(), ids.begin(), ids.end());
+  run_with_retry(std::move(argv), "", [done = std::move(done)](CommandResult r, std::string error) {
+    if (!error.empty() && !(r.spawn_error.empty() && !r.timed_out && only_gone_jobs(r.err)))
+      return done(false, std::move(error));
+    done(true, "");
+  });
+}
+
+}  // namespace vramsim::slurm

@@ -1,0 +1,83 @@
+#pragma once
+// The SLURM command-line client of live mode: sbatch, squeue and scancel run
+// through a ProcessRunner on the Asio loop, each with a timeout, transient
+// failures retried with a doubling backoff. Formats and the retry policy are
+// documented in docs/live-slurm.md.
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+
+#include "backends/slurm/process_runner.hpp"
+#include "engine/lifecycle.hpp"
+
+namespace vramsim::slurm {
+
+// One line of squeue.
+struct SqueueJob {
+  std::string id, name, state, comment;
+  JobState job_state = JobState::Pending;  // `state` mapped onto the job lifecycle
+  std::string reason;                      // %r: why it is pending ("None" when not)
+  std::string nodes;                       // %N: the allocated nodes, "" while pending
+};
+
+struct SlurmClientConfig {
+  std::string sbatch = "sbatch", squeue = "squeue", scancel = "scancel";
+  std::chrono::milliseconds timeout{10000};  // per attempt
+  int attempts = 4;
+  std::chrono::milliseconds backoff{250};  // before the 2nd attempt; doubles each retry
+  std::vector<std::pair<std::string, std::string>> env;  // added to the inherited environment
+};
+
+// squeue's state names onto the lifecycle: PENDING, CONFIGURING, REQUEUED,
+// RESIZING -> Pending; RUNNING, SUSPENDED, STOPPED, SIGNALING -> Running;
+// COMPLETING, STAGE_OUT -> Completing; COMPLETED -> Completed; CANCELLED,
+// REVOKED -> Cancelled; TIMEOUT, DEADLINE -> Timeout; FAILED, NODE_FAIL,
+// BOOT_FAIL, OUT_OF_MEMORY, PREEMPTED, SPECIAL_EXIT -> Failed.
+std::optional<JobState> job_state_from_squeue(const std::string& state);
+
+// Parses `sbatch --parsable` output: "123" or "123;cluster".
+std::optional<std::string> parse_sbatch_output(const std::string& out);
+// Parses the output of the squeue format below; an error names the line.
+std::optional<std::vector<SqueueJob>> parse_squeue_output(const std::string& out, std::string& error);
+// The --format argument list() passes: fields separated by the ASCII unit
+// separator (0x1f), which job names and comments do not contain; the comment
+// comes last.
+extern const char* const kSqueueFormat;
+
+// Whether a failed command is worth retrying: a timeout, or an error text of
+// an unreachable or overloaded controller.
+bool is_transient(const CommandResult& r);
+
+class SlurmClient {
+ public:
+  SlurmClient(boost::asio::io_context& io, ProcessRunner& runner, SlurmClientConfig cfg);
+
+  // sbatch --parsable --comment=<comment>, the script on stdin.
+  void submit(const std::string& script, const std::string& comment,
+              std::function<void(std::optional<std::string> job_id, std::string error)> done);
+  // squeue --me --noheader --format=<kSqueueFormat>: every active job of the
+  // user (squeue's default states); callers filter by name or comment.
+  void list(std::function<void(std::optional<std::vector<SqueueJob>> jobs, std::string error)> done);
+  // scancel <ids...>; ids SLURM no longer knows count as cancelled. No ids:
+  // succeeds without running anything.
+  void cancel(const std::vector<std::string>& ids, std::function<void(bool ok, std::string error)> done);
+
+  const SlurmClientConfig& config() const { return cfg_; }
+
+ private:
+  // Runs argv with the retry policy; `done` gets the last result and, when
+  // it failed, the one-line error.
+  void run_with_retry(std::vector<std::string> argv, std::string stdin_data,
+                      std::function<void(CommandResult, std::string error)> done);
+
+  boost::asio::io_context& io_;
+  ProcessRunner& runner_;
+  SlurmClientConfig cfg_;
+};
+
+}  // namespace vramsim::slurm
