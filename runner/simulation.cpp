@@ -64,7 +64,9 @@ struct World {
   ControlPlane control;
 };
 
-void add_head(World& w, const Scenario& sc) {
+}  // namespace
+
+void add_head_node(ClusterState& cluster, TraceRecorder& trace, const Scenario& sc) {
   NodeSpec head;
   head.ip = sc.head.ip;
   head.head = true;
@@ -81,9 +83,11 @@ void add_head(World& w, const Scenario& sc) {
     if (auto v = head_vram_mb(facts)) head.resources.set(kVramMB, static_cast<double>(*v));
   }
   const Json resources = head.resources.to_json();
-  NodeId id = w.cluster.add_node(std::move(head), 0);
-  w.trace.record(0, "node_registered", {{"node", id}, {"job", ""}, {"ip", sc.head.ip}, {"resources", resources}});
+  NodeId id = cluster.add_node(std::move(head), 0);
+  trace.record(0, "node_registered", {{"node", id}, {"job", ""}, {"ip", sc.head.ip}, {"resources", resources}});
 }
+
+namespace {
 
 ExpectationResult check_app(const Expectation& ex, const RunResult&, const World& w,
                             const std::vector<TraceEvent>& events) {
@@ -218,7 +222,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   if (!opt.trace_path.empty()) w.trace.add_sink(std::make_shared<JsonLinesSink>(opt.trace_path));
   w.trace.record(0, "run_started", {{"scenario", result.scenario}, {"seed", seed}, {"policies", policy_names}});
 
-  add_head(w, sc);
+  add_head_node(w.cluster, w.trace, sc);
   for (int i = 0; i < sc.initial_workers; ++i) {
     w.backend.start_warm_worker(sc.initial_worker_size);
   }

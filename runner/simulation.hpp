@@ -61,6 +61,9 @@ struct RunResult {
 
 RunResult run_scenario(const Scenario& scenario, const RunOptions& options);
 
+// The scenario's head node, registered at time 0 (both worlds have one).
+void add_head_node(ClusterState& cluster, TraceRecorder& trace, const Scenario& scenario);
+
 void print_summary(const RunResult& r, std::ostream& out);
 // Side-by-side table of several runs of one scenario.
 void print_comparison(const std::vector<RunResult>& runs, std::ostream& out);

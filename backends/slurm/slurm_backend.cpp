@@ -1,0 +1,296 @@
+#include "backends/slurm/slurm_backend.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace vramsim {
+
+SlurmBackend::SlurmBackend(boost::asio::io_context& io, Executor& exec, TraceRecorder& trace,
+                           std::shared_ptr<const AdvertisementPolicy> advertisement, SlurmBackendConfig cfg)
+    : io_(io), exec_(exec), trace_(trace), advertisement_(std::move(advertisement)), cfg_(std::move(cfg)),
+      runner_(io), client_(io, runner_, cfg_.client), server_(io, cfg_.server, *this), poll_timer_(io) {
+  if (!cfg_.journal_path.empty()) journal_ = std::make_unique<slurm::JobJournal>(cfg_.journal_path);
+  arm_poll(std::chrono::milliseconds(0));
+}
+
+SlurmBackend::~SlurmBackend() { close(); }
+
+void SlurmBackend::close() {
+  if (closed_) return;
+  closed_ = true;
+  poll_timer_.cancel();
+  server_.close();
+}
+
+std::string SlurmBackend::worker_script(const WorkerJobSize& size) const {
+  SbatchOptions o;
+  o.workspace_dir = cfg_.workspace_dir;
+  const std::string head =
+      cfg_.agent_head_address.empty() ? cfg_.server.bind + ":" + std::to_string(server_.port()) : cfg_.agent_head_address;
+  o.head_address = head;
+  std::string cmd = cfg_.agent_program + " --head " + head + " --secret-file " + cfg_.secret_file + " --run-id " +
+                    cfg_.run_id + " --advertisement " + cfg_.advertisement + " --num-cpus " +
+                    std::to_string(size.cpus) + " --num-gpus " + std::to_string(size.gpus);
+  if (cfg_.agent_heartbeat > 0) cmd += " --heartbeat " + format_seconds(cfg_.agent_heartbeat);
+  o.start_command = cmd;
+  return render_sbatch_script(size, *advertisement_, o);
+}
+
+void SlurmBackend::submit_worker(const WorkerJobSize& size, SubmitDone done) {
+  ++submits_in_flight_;
+  client_.submit(worker_script(size), cfg_.run_id,
+                 [this, size, done = std::move(done)](std::optional<std::string> id, std::string error) {
+                   --submits_in_flight_;
+                   if (!id) {
+                     trace_.record(exec_.now(), "job_rejected",
+                                   {{"gpus", size.gpus}, {"cpus", size.cpus},
+                                    {"mem_per_cpu_gb", size.mem_per_cpu_gb}, {"error", error}});
+                     done(std::nullopt, error);
+                     return;
+                   }
+                   // The journal first: a head killed right after this line
+                   // still leaves the id for --cleanup.
+                   if (journal_) journal_->record(cfg_.run_id, *id);
+                   Job j;
+                   j.size = size;
+                   jobs_[*id] = j;
+                   trace_.record(exec_.now(), "job_submitted",
+                                 {{"job", *id}, {"gpus", size.gpus}, {"cpus", size.cpus},
+                                  {"mem_per_cpu_gb", size.mem_per_cpu_gb},
+                                  {"time_limit", format_slurm_time(size.time_limit)}});
+                   done(*id, "");
+                 });
+}
+
+void SlurmBackend::cancel_jobs(const std::vector<std::string>& ids) {
+  std::vector<std::string> mine;
+  for (const auto& id : ids) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end() || it->second.ended) continue;
+    it->second.cancel_requested = true;
+    trace_.record(exec_.now(), "job_cancel_requested", {{"job", id}});
+    mine.push_back(id);
+  }
+  if (mine.empty()) return;
+  client_.cancel(mine, [this](bool ok, std::string error) {
+    if (!ok) trace_.record(exec_.now(), "slurm_error", {{"command", "scancel"}, {"error", error}});
+    arm_poll(std::chrono::milliseconds(0));  // see the jobs leave as soon as squeue does
+  });
+}
+
+std::vector<JobInfo> SlurmBackend::list_jobs() const {
+  std::vector<JobInfo> out;
+  for (const auto& [id, j] : jobs_)
+    if (!j.ended) out.push_back(JobInfo{id, "ray_worker", j.state});
+  return out;
+}
+
+std::vector<std::string> SlurmBackend::live_job_ids() const {
+  std::vector<std::string> out;
+  for (const auto& [id, j] : jobs_)
+    if (!j.ended) out.push_back(id);
+  return out;
+}
+
+void SlurmBackend::stop_node(const std::string& id) {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end() || !it->second.registered) return;
+  trace_.record(exec_.now(), "node_stop_requested", {{"job", id}});
+  if (!server_.drain(id))
+    trace_.record(exec_.now(), "agent_unreachable", {{"job", id}, {"error", "no agent connected for job " + id}});
+}
+
+void SlurmBackend::start_replica(const ReplicaStart& r, StartDone done) {
+  slurm::ReplicaLaunch launch;
+  launch.app = r.app;
+  launch.replica = r.replica;
+  launch.gpu_memory_mb = r.gpu_memory_mb;
+  launch.device = r.device;
+  launch.kind = r.kind;
+  if (!server_.start_replica(r.job_id, launch)) {
+    done(false, "no agent connected for job " + r.job_id);
+    return;
+  }
+  starts_.push_back(PendingStart{r.job_id, r.replica, std::move(done)});
+}
+
+void SlurmBackend::stop_replica(const std::string& job_id, const std::string& replica) {
+  // A start still awaited is answered now: the control plane has moved on.
+  for (auto it = starts_.begin(); it != starts_.end();)
+    if (it->job_id == job_id && it->replica == replica) it = starts_.erase(it);
+    else ++it;
+  server_.stop_replica(job_id, replica);
+}
+
+void SlurmBackend::call_replica(const std::string& job_id, const std::string& replica, const Json& payload,
+                                CallDone done) {
+  const std::uint64_t id = next_call_++;
+  if (!server_.call(job_id, replica, id, payload)) {
+    done(Json{{"error", "no agent connected for job " + job_id}});
+    return;
+  }
+  calls_[id] = PendingCall{job_id, std::move(done)};
+}
+
+std::optional<DeviceObservation> SlurmBackend::observed_memory(const std::string& job_id, int device) const {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return std::nullopt;
+  auto d = it->second.memory.find(device);
+  if (d == it->second.memory.end()) return std::nullopt;
+  return d->second;
+}
+
+// ------------------------------------------------------------------ polling
+
+void SlurmBackend::arm_poll(std::chrono::milliseconds delay) {
+  if (closed_) return;
+  poll_timer_.expires_after(delay);
+  poll_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) poll();
+  });
+}
+
+void SlurmBackend::poll() {
+  if (closed_ || poll_in_flight_) return;
+  poll_in_flight_ = true;
+  client_.list([this](std::optional<std::vector<slurm::SqueueJob>> rows, std::string error) {
+    poll_in_flight_ = false;
+    if (closed_) return;
+    if (!rows) {
+      trace_.record(exec_.now(), "slurm_error", {{"command", "squeue"}, {"error", error}});
+      if (on_fatal) on_fatal(error);
+      arm_poll(cfg_.squeue_poll);
+      return;
+    }
+    std::set<std::string> listed;
+    for (const auto& row : *rows) {
+      auto it = jobs_.find(row.id);
+      if (it == jobs_.end() || it->second.ended) continue;
+      listed.insert(row.id);
+      Job& j = it->second;
+      j.state = row.job_state;
+      if (row.job_state == JobState::Running || row.job_state == JobState::Completing)
+        job_seen_running(row.id, j, row.nodes);
+    }
+    // A job submitted before this squeue ran and no longer listed has left.
+    // Jobs whose sbatch answered while squeue ran may be missing from it;
+    // they are checked again on the next poll (started_poll_ids_).
+    for (auto& [id, j] : jobs_)
+      if (!j.ended && !listed.count(id) && polled_once_.count(id))
+        job_gone(id, j, j.cancel_requested ? "CANCELLED" : "COMPLETED",
+                 j.cancel_requested ? "scancel" : "left the queue");
+    for (const auto& [id, j] : jobs_) polled_once_.insert(id);
+    arm_poll(cfg_.squeue_poll);
+  });
+}
+
+void SlurmBackend::job_seen_running(const std::string& id, Job& j, const std::string& host) {
+  if (j.started_traced) return;
+  j.started_traced = true;
+  j.host = host;
+  trace_.record(exec_.now(), "job_started", {{"job", id}, {"host", host}});
+}
+
+void SlurmBackend::job_gone(const std::string& id, Job& j, const std::string& state, const std::string& reason) {
+  j.ended = true;
+  j.state = state == "CANCELLED" ? JobState::Cancelled : JobState::Completed;
+  trace_.record(exec_.now(), "job_ended", {{"job", id}, {"state", state}, {"reason", reason}});
+  if (j.registered) {
+    j.registered = false;
+    fail_node_requests(id, "node of job " + id + " left");
+    if (listener_) listener_->node_lost(id, reason);
+  }
+}
+
+void SlurmBackend::fail_node_requests(const std::string& job_id, const std::string& error) {
+  std::vector<StartDone> starts;
+  for (auto it = starts_.begin(); it != starts_.end();)
+    if (it->job_id == job_id) { starts.push_back(std::move(it->done)); it = starts_.erase(it); }
+    else ++it;
+  std::vector<CallDone> calls;
+  for (auto it = calls_.begin(); it != calls_.end();)
+    if (it->second.job_id == job_id) { calls.push_back(std::move(it->second.done)); it = calls_.erase(it); }
+    else ++it;
+  for (auto& d : starts) d(false, error);
+  for (auto& d : calls) d(Json{{"error", error}});
+}
+
+// ------------------------------------------------------------------ agents
+
+bool SlurmBackend::known_job(const std::string& job_id) {
+  auto it = jobs_.find(job_id);
+  return it != jobs_.end() && !it->second.ended && !it->second.registered;
+}
+
+void SlurmBackend::agent_registered(const slurm::AgentRegistration& r) {
+  auto it = jobs_.find(r.job_id);
+  if (it == jobs_.end()) return;
+  Job& j = it->second;
+  // An agent proves its job runs, whatever squeue said last.
+  j.state = JobState::Running;
+  job_seen_running(r.job_id, j, r.hostname.empty() ? r.ip : r.hostname);
+  NodeSpec spec;
+  spec.ip = r.ip;
+  spec.slurm_job_id = r.job_id;
+  if (r.resources.is_object())
+    for (auto f = r.resources.begin(); f != r.resources.end(); ++f)
+      if (f.value().is_number()) spec.resources.set(f.key(), f.value().get<double>());
+  spec.resources.set(kCPU, r.cpus > 0 ? r.cpus : j.size.cpus);
+  if (j.size.gpus > 0) spec.resources.set(kGPU, j.size.gpus);
+  spec.resources.set(kMemory, r.memory_bytes > 0 ? static_cast<double>(r.memory_bytes)
+                                                 : static_cast<double>(j.size.mem_per_cpu_gb) * j.size.cpus * kGiB);
+  for (const auto& d : r.devices) {
+    if (static_cast<int>(spec.devices.size()) >= j.size.gpus) break;  // the devices SLURM gave the job
+    spec.devices.push_back(GpuDevice{static_cast<int>(spec.devices.size()), d.name, d.total_mb, 0, 0, std::nullopt, 0});
+  }
+  if (!spec.devices.empty() && cfg_.accelerator_type) spec.accelerator_type = cfg_.accelerator_type(spec.devices[0].model);
+  trace_.record(exec_.now(), "node_advertised",
+                {{"job", r.job_id}, {"gpus", static_cast<int>(spec.devices.size())},
+                 {"resources", spec.resources.to_json()}, {"notice", r.notice},
+                 {"script_resources", r.script_resources}, {"host", r.hostname}});
+  j.registered = true;
+  if (listener_) listener_->node_registered(std::move(spec));
+}
+
+void SlurmBackend::agent_heartbeat(const std::string& job_id, const std::vector<slurm::DeviceUsage>& devices) {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return;
+  for (const auto& d : devices) it->second.memory[d.index] = DeviceObservation{d.used_bytes, exec_.now()};
+}
+
+void SlurmBackend::replica_started(const std::string& job_id, const std::string& replica, bool ok,
+                                   const std::string& error) {
+  for (auto it = starts_.begin(); it != starts_.end(); ++it)
+    if (it->job_id == job_id && it->replica == replica) {
+      auto done = std::move(it->done);
+      starts_.erase(it);
+      done(ok, error);
+      return;
+    }
+}
+
+void SlurmBackend::call_result(const std::string& job_id, std::uint64_t call_id, const Json& result) {
+  auto it = calls_.find(call_id);
+  if (it == calls_.end() || it->second.job_id != job_id) return;
+  auto done = std::move(it->second.done);
+  calls_.erase(it);
+  done(result);
+}
+
+void SlurmBackend::agent_gone(const std::string& job_id, const std::string& reason) {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end() || !it->second.registered) return;
+  it->second.registered = false;
+  it->second.memory.clear();
+  fail_node_requests(job_id, "node of job " + job_id + " left: " + reason);
+  trace_.record(exec_.now(), "agent_gone", {{"job", job_id}, {"reason", reason}});
+  // A drained agent is the simulated "ray stop": the node leaves, the job's
+  // batch script then exits on its own unless cancelled first.
+  if (listener_) listener_->node_lost(job_id, reason == "drained" ? "ray stop" : reason);
+}
+
+void SlurmBackend::refused(const std::string& peer, const std::string& reason) {
+  trace_.record(exec_.now(), "agent_refused", {{"peer", peer}, {"reason", reason}});
+}
+
+}  // namespace vramsim

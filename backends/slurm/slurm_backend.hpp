@@ -1,0 +1,123 @@
+#pragma once
+// The live cluster backend: worker jobs go to a real SLURM through sbatch,
+// squeue and scancel (SlurmClient), and nodes are the vramsim-agent processes
+// those jobs start, which register with the head over the agent channel
+// (AgentServer). Implements ClusterBackend, so the control plane drives it
+// exactly as it drives the simulated partition, and records the same trace
+// events the simulated partition does (job_submitted, job_started,
+// node_advertised, job_cancel_requested, node_stop_requested, job_ended).
+//
+// squeue is polled; between polls list_jobs() answers from what sbatch,
+// scancel and the agents said since. Every submitted job id is written to a
+// journal (fsync) before anything else happens, so a head that dies leaves a
+// record `vramsim live --cleanup` can act on.
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "backends/cluster_backend.hpp"
+#include "backends/slurm/agent_server.hpp"
+#include "backends/slurm/job_journal.hpp"
+#include "backends/slurm/process_runner.hpp"
+#include "backends/slurm/slurm_client.hpp"
+#include "engine/executor.hpp"
+#include "engine/trace.hpp"
+#include "models/advertisement.hpp"
+
+namespace vramsim {
+
+struct SlurmBackendConfig {
+  std::string run_id;
+  std::string journal_path;
+  std::string workspace_dir;           // sbatch --chdir; slurm_logs/ below it
+  std::string agent_program = "vramsim-agent";
+  std::string agent_head_address;      // host:port the agents connect to; empty: the server's
+  std::string secret_file;             // passed to agents by path
+  std::string advertisement;           // the advertisement variant agents compute with
+  Duration agent_heartbeat = 0;        // wall; 0: the agent's default
+  std::chrono::milliseconds squeue_poll{250};  // wall time between squeue calls
+  slurm::SlurmClientConfig client;
+  slurm::AgentServerConfig server;
+  // Ray's accelerator type for a device name ("NVIDIA A100-SXM4-40GB" -> "A100").
+  std::function<std::string(const std::string&)> accelerator_type;
+};
+
+class SlurmBackend final : public ClusterBackend, private slurm::AgentServerListener {
+ public:
+  SlurmBackend(boost::asio::io_context& io, Executor& exec, TraceRecorder& trace,
+               std::shared_ptr<const AdvertisementPolicy> advertisement, SlurmBackendConfig cfg);
+  ~SlurmBackend() override;
+
+  void submit_worker(const WorkerJobSize& size, SubmitDone done) override;
+  void cancel_jobs(const std::vector<std::string>& job_ids) override;
+  std::vector<JobInfo> list_jobs() const override;
+  void stop_node(const std::string& job_id) override;
+  void start_replica(const ReplicaStart& r, StartDone done) override;
+  void stop_replica(const std::string& job_id, const std::string& replica) override;
+  void call_replica(const std::string& job_id, const std::string& replica, const Json& payload,
+                    CallDone done) override;
+  std::optional<DeviceObservation> observed_memory(const std::string& job_id, int device) const override;
+
+  unsigned short agent_port() const { return server_.port(); }
+  // The script sbatch gets for a worker of this size.
+  std::string worker_script(const WorkerJobSize& size) const;
+  // Stops polling and closes the agent channel (agents then exit).
+  void close();
+  // Job ids submitted by this run and not yet seen gone.
+  std::vector<std::string> live_job_ids() const;
+  // Called with a one-line error when SLURM stays unreachable after retries.
+  std::function<void(const std::string&)> on_fatal;
+
+ private:
+  struct Job {
+    WorkerJobSize size;
+    JobState state = JobState::Pending;
+    bool started_traced = false, registered = false, cancel_requested = false, ended = false;
+    std::string host;
+    std::map<int, DeviceObservation> memory;
+  };
+  struct PendingStart { std::string job_id, replica; StartDone done; };
+  struct PendingCall { std::string job_id; CallDone done; };
+
+  void poll();
+  void arm_poll(std::chrono::milliseconds delay);
+  void job_seen_running(const std::string& id, Job& j, const std::string& host);
+  void job_gone(const std::string& id, Job& j, const std::string& state, const std::string& reason);
+  void fail_node_requests(const std::string& job_id, const std::string& error);
+
+  // AgentServerListener
+  bool known_job(const std::string& job_id) override;
+  void agent_registered(const slurm::AgentRegistration& r) override;
+  void agent_heartbeat(const std::string& job_id, const std::vector<slurm::DeviceUsage>& devices) override;
+  void replica_started(const std::string& job_id, const std::string& replica, bool ok,
+                       const std::string& error) override;
+  void call_result(const std::string& job_id, std::uint64_t call_id, const Json& result) override;
+  void agent_gone(const std::string& job_id, const std::string& reason) override;
+  void refused(const std::string& peer, const std::string& reason) override;
+
+  boost::asio::io_context& io_;
+  Executor& exec_;
+  TraceRecorder& trace_;
+  std::shared_ptr<const AdvertisementPolicy> advertisement_;
+  SlurmBackendConfig cfg_;
+  slurm::ProcessRunner runner_;
+  slurm::SlurmClient client_;
+  slurm::AgentServer server_;
+  std::unique_ptr<slurm::JobJournal> journal_;
+  std::map<std::string, Job> jobs_;
+  std::vector<PendingStart> starts_;
+  std::map<std::uint64_t, PendingCall> calls_;
+  std::uint64_t next_call_ = 1;
+  boost::asio::steady_timer poll_timer_;
+  bool poll_in_flight_ = false, closed_ = false;
+  int submits_in_flight_ = 0;
+  std::set<std::string> polled_once_;  // jobs an squeue has run after the submission of
+};
+
+}  // namespace vramsim

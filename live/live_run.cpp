@@ -1,0 +1,414 @@
+#include "live/live_run.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/write.hpp>
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "backends/slurm/cleanup.hpp"
+#include "backends/slurm/slurm_backend.hpp"
+#include "control/control_plane.hpp"
+#include "engine/format.hpp"
+#include "engine/random.hpp"
+#include "live/wall_clock_executor.hpp"
+#include "models/policy_set.hpp"
+#include "models/status.hpp"
+
+namespace vramsim {
+namespace {
+
+namespace fs = std::filesystem;
+using boost::asio::ip::tcp;
+
+std::string default_run_id() {
+  return "vramsim-" + std::to_string(static_cast<long long>(std::time(nullptr))) + "-" + std::to_string(getpid());
+}
+
+// 32 random bytes from the kernel, hex, in a file only the owner can read.
+void write_secret(const std::string& path) {
+  unsigned char raw[32];
+  std::ifstream urandom("/dev/urandom", std::ios::binary);
+  if (!urandom.read(reinterpret_cast<char*>(raw), sizeof raw)) throw std::runtime_error("cannot read /dev/urandom");
+  static const char* hex = "0123456789abcdef";
+  std::string text;
+  for (unsigned char c : raw) { text += hex[c >> 4]; text += hex[c & 15]; }
+  text += "\n";
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) throw std::runtime_error("cannot create the run secret '" + path + "': " + std::strerror(errno));
+  if (::fchmod(fd, 0600) != 0 || ::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
+      ::fsync(fd) != 0) {
+    const std::string why = std::strerror(errno);
+    ::close(fd);
+    throw std::runtime_error("cannot write the run secret '" + path + "': " + why);
+  }
+  if (::close(fd) != 0) throw std::runtime_error("cannot write the run secret '" + path + "': " + std::strerror(errno));
+}
+
+std::string self_dir() {
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  buf[n] = 0;
+  return fs::path(buf).parent_path().string();
+}
+
+std::string find_agent(const std::string& given) {
+  if (!given.empty()) return fs::absolute(given).string();
+  const std::string dir = self_dir();
+  for (const char* rel : {"vramsim-agent", "agent/vramsim-agent"}) {
+    const fs::path p = fs::path(dir) / rel;
+    if (!dir.empty() && ::access(p.c_str(), X_OK) == 0) return p.string();
+  }
+  return "vramsim-agent";
+}
+
+// Answers each connection with the current status lines, then closes it.
+class StatusListener {
+ public:
+  StatusListener(boost::asio::io_context& io, const std::string& bind, unsigned short port,
+                 std::function<std::string()> render)
+      : acceptor_(io, tcp::endpoint(boost::asio::ip::make_address(bind), port)), render_(std::move(render)) {
+    accept();
+  }
+  unsigned short port() const { return acceptor_.local_endpoint().port(); }
+  void close() {
+    boost::system::error_code ec;
+    acceptor_.close(ec);
+  }
+
+ private:
+  void accept() {
+    acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket sock) {
+      if (ec) return;  // closed
+      auto s = std::make_shared<tcp::socket>(std::move(sock));
+      auto text = std::make_shared<std::string>(render_());
+      boost::asio::async_write(*s, boost::asio::buffer(*text), [s, text](const boost::system::error_code&, std::size_t) {
+        boost::system::error_code ignored;
+        s->shutdown(tcp::socket::shutdown_both, ignored);
+      });
+      accept();
+    });
+  }
+  tcp::acceptor acceptor_;
+  std::function<std::string()> render_;
+};
+
+}  // namespace
+
+LiveOutcome run_live(const Scenario& sc, const LiveOptions& opt, std::ostream& log) {
+  LiveOutcome out;
+  const std::uint64_t seed = opt.seed.value_or(sc.seed);
+  PolicySet policies = parse_policy_spec(opt.policies.value_or(sc.policies));
+  RunResult& result = out.result;
+  result.scenario = sc.name.empty() ? sc.file : sc.name;
+  result.seed = seed;
+  result.policies = policies.label;
+  Json policy_names = Json::object();
+  for (const auto& [m, v] : policies.names) policy_names[m] = v;
+
+  out.run_id = opt.run_id.empty() ? default_run_id() : opt.run_id;
+  out.workdir = fs::absolute(opt.workdir.empty() ? fs::path("vramsim-live") / out.run_id : fs::path(opt.workdir)).string();
+  std::error_code ec;
+  fs::create_directories(fs::path(out.workdir) / "slurm_logs", ec);
+  if (ec) throw std::runtime_error("cannot create the run directory '" + out.workdir + "': " + ec.message());
+  const std::string secret_path = (fs::path(out.workdir) / "secret").string();
+  write_secret(secret_path);
+  out.trace_path = opt.trace_path.empty() ? (fs::path(out.workdir) / "trace.jsonl").string() : opt.trace_path;
+
+  boost::asio::io_context io;
+  WallClockExecutor exec(io, opt.time_scale);
+  RandomStreams rng(seed);
+  TraceRecorder trace;
+  auto memory = std::make_shared<MemorySink>();
+  trace.add_sink(memory);
+  trace.add_sink(std::make_shared<JsonLinesSink>(out.trace_path));
+  ClusterState cluster;
+
+  SlurmBackendConfig bc;
+  bc.run_id = out.run_id;
+  bc.journal_path = (fs::path(out.workdir) / "journal").string();
+  bc.workspace_dir = out.workdir;
+  bc.agent_program = find_agent(opt.agent_program);
+  bc.secret_file = secret_path;
+  bc.advertisement = policies.names.at("advertisement");
+  if (opt.agent_heartbeat_s > 0) bc.agent_heartbeat = seconds(opt.agent_heartbeat_s);
+  bc.squeue_poll = opt.squeue_poll;
+  bc.client = opt.client;
+  bc.server.bind = opt.bind;
+  bc.server.port = opt.agent_port;
+  bc.server.heartbeat_timeout = opt.agent_timeout;
+  bc.accelerator_type = ray_accelerator_type;
+  {
+    std::ifstream s(secret_path);
+    std::getline(s, bc.server.secret);
+  }
+  SlurmBackend backend(io, exec, trace, policies.advertisement, bc);
+  ControlPlane control(exec, backend, cluster, trace, rng, std::move(policies), sc.control);
+
+  const StatusOptions status_opts{sc.control.slurm_mode, 30 * kSecond};
+  std::unique_ptr<StatusListener> status_listener;
+  if (opt.status_port >= 0)
+    status_listener = std::make_unique<StatusListener>(io, opt.bind, static_cast<unsigned short>(opt.status_port), [&] {
+      const Json state = get_cluster_state(cluster, exec.now(), status_opts);
+      std::string text = "status at " + format_seconds(exec.now()) + " s (live " + out.run_id + "): " +
+                         vram_summary(state) + "\n";
+      for (const auto& l : format_status_lines(state)) text += l + "\n";
+      return text;
+    });
+
+  trace.record(0, "run_started",
+               {{"scenario", result.scenario}, {"seed", seed}, {"policies", policy_names}, {"mode", "live"},
+                {"time_scale", opt.time_scale}, {"run_id", out.run_id}, {"agent_port", backend.agent_port()},
+                {"status_port", status_listener ? Json(status_listener->port()) : Json()}});
+  log << "vramsim live: run " << out.run_id << ", time scale " << format_number(opt.time_scale) << ", agents on "
+      << opt.bind << ":" << backend.agent_port();
+  if (status_listener) log << ", status on " << opt.bind << ":" << status_listener->port();
+  log << ", trace " << out.trace_path << std::endl;
+
+  add_head_node(cluster, trace, sc);
+  control.start();
+
+  Json snapshots = Json::array();
+  auto take_status = [&](const std::string& source, const Json& expect, const std::string& path) {
+    const Json state = get_cluster_state(cluster, exec.now(), status_opts);
+    const auto lines = format_status_lines(state);
+    result.status_lines.push_back("status at " + format_seconds(exec.now()) + " s (" + source + "): " +
+                                  vram_summary(state));
+    for (const auto& l : lines) result.status_lines.push_back(l);
+    Json line_json = Json::array();
+    for (const auto& l : lines) line_json.push_back(l);
+    trace.record(exec.now(), "status", {{"source", source}, {"lines", line_json}});
+    snapshots.push_back({{"t", exec.now()}, {"source", source}, {"state", state}});
+    for (auto it = expect.begin(); it != expect.end(); ++it) {
+      ExpectationResult r;
+      r.path = path + ".expect." + it.key();
+      r.description = "status " + it.key() + " == " + it.value().dump();
+      const Json* got = nullptr;
+      const Json* cur = &state;
+      std::string key = it.key(), part;
+      std::stringstream ss(key);
+      bool found = true;
+      while (std::getline(ss, part, '.')) {
+        if (!cur->is_object() || !cur->contains(part)) { found = false; break; }
+        cur = &(*cur)[part];
+      }
+      if (found) got = cur;
+      r.held = got && *got == it.value();
+      r.why = got ? "was " + got->dump() : "no such field";
+      result.expectations.push_back(r);
+    }
+  };
+
+  // The run ends once the control plane has shut down and no action is left.
+  std::size_t actions_left = sc.actions.size();
+  bool stopping = false, aborted = false;
+  auto finish = [&] {
+    if (stopping) return;
+    stopping = true;
+    // Give squeue a moment to show the last cancellations, then stop.
+    auto deadline = std::chrono::steady_clock::now() + opt.drain_wait;
+    auto timer = std::make_shared<boost::asio::steady_timer>(io);
+    auto check = std::make_shared<std::function<void()>>();
+    *check = [&, timer, deadline, check] {
+      if (backend.live_job_ids().empty() || std::chrono::steady_clock::now() >= deadline) {
+        io.stop();
+        return;
+      }
+      timer->expires_after(opt.squeue_poll);
+      timer->async_wait([check](const boost::system::error_code& e) { if (!e) (*check)(); });
+    };
+    (*check)();
+  };
+  auto maybe_finish = [&] {
+    if (control.shut_down() && actions_left == 0) finish();
+  };
+  auto start_shutdown = [&](const std::string& why) {
+    if (control.shut_down()) { maybe_finish(); return; }
+    log << "vramsim live: " << why << ": shutting down" << std::endl;
+    control.shutdown([&] {
+      actions_left = 0;  // nothing scheduled after a shutdown can act any more
+      maybe_finish();
+    });
+  };
+
+  for (const auto& a : sc.actions) {
+    exec.at(a.at, [&, ap = &a] {
+      const auto& act = *ap;
+      --actions_left;
+      if (act.kind == "deploy") {
+        const AppSpec* spec = nullptr;
+        for (const auto& s : sc.apps)
+          if (s.id == act.app) spec = &s;
+        control.deploy(act.app_override ? *act.app_override : *spec);
+      } else if (act.kind == "stop") {
+        control.stop_app(act.app);
+      } else if (act.kind == "delete") {
+        control.delete_app(act.app);
+      } else if (act.kind == "shutdown") {
+        start_shutdown("shutdown action");
+      } else if (act.kind == "status") {
+        take_status(act.json_path, act.expect, act.json_path);
+      } else if (act.kind == "call") {
+        control.call_app(act.app, act.payload);
+      }
+      maybe_finish();
+    });
+  }
+  for (Duration t : opt.status_at)
+    exec.at(t, [&] { take_status("--status-at", Json::object(), "--status-at"); });
+  std::ofstream csv;
+  Executor::Periodic timeline;
+  if (opt.status_every) {
+    csv.open(opt.status_csv_path, std::ios::trunc);
+    if (!csv) throw std::runtime_error("cannot open '" + opt.status_csv_path + "' for writing");
+    csv << status_csv_header() << "\n";
+    timeline = exec.every(*opt.status_every, [&] {
+      for (const auto& row : status_csv_rows(get_cluster_state(cluster, exec.now(), status_opts), exec.now()))
+        csv << row << "\n";
+    }, 0);
+  }
+  exec.at(sc.horizon, [&] {
+    actions_left = 0;
+    start_shutdown("horizon reached");
+  });
+
+  backend.on_fatal = [&](const std::string& error) {
+    if (!out.error.empty()) return;
+    out.error = error;
+    out.exit_code = kExitLiveBackend;
+    log << "vramsim live: " << error << std::endl;
+    io.stop();
+  };
+
+  // SIGINT/SIGTERM: the scenario's shutdown path; a second one aborts after
+  // cancelling every job the run submitted.
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  int signals_seen = 0;
+  std::function<void()> wait_signal = [&] {
+    signals.async_wait([&](const boost::system::error_code& e, int sig) {
+      if (e) return;
+      ++signals_seen;
+      trace.record(exec.now(), "signal", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}, {"count", signals_seen}});
+      if (signals_seen == 1) {
+        start_shutdown(sig == SIGINT ? "SIGINT" : "SIGTERM");
+        wait_signal();
+        return;
+      }
+      aborted = true;
+      io.stop();
+    });
+  };
+  wait_signal();
+
+  io.run();
+  signals.cancel();
+  timeline.cancel();
+  if (status_listener) status_listener->close();
+
+  if (aborted) {
+    // Cancel what the journal holds, on a fresh loop, bounded in time.
+    log << "vramsim live: aborted; cancelling the run's jobs" << std::endl;
+    const auto ids = backend.live_job_ids();
+    if (!ids.empty()) {
+      boost::asio::io_context io2;
+      slurm::ProcessRunner runner2(io2);
+      slurm::SlurmClient client2(io2, runner2, opt.client);
+      client2.cancel(ids, [&](bool, std::string) {});
+      io2.run_for(std::chrono::seconds(30));
+    }
+    out.exit_code = kExitLiveAborted;
+  }
+  backend.close();
+  out.jobs_left = backend.live_job_ids();
+  trace.record(exec.now(), "run_ended", {{"events", exec.fired()}, {"jobs_left", out.jobs_left}});
+  trace.flush();
+
+  RunMetrics& m = result.metrics;
+  m.end_time = exec.now();
+  m.shut_down = control.shutdown_done_at().has_value();
+  m.events = exec.fired();
+  for (const auto& ev : memory->events) {
+    if (ev.kind == "job_submitted") ++m.jobs_submitted;
+    if (ev.kind == "scale_up") ++m.scale_ups;
+    if (ev.kind == "scale_down") ++m.scale_downs;
+    if (ev.kind == "device_vram_overbooked") ++m.device_overbookings;
+    if (ev.kind == "job_ended" && ev["state"] == "CANCELLED") ++m.jobs_cancelled;
+  }
+  m.jobs_left = static_cast<int>(out.jobs_left.size());
+  for (const auto& [id, app] : control.apps()) {
+    AppOutcome o;
+    o.id = id;
+    o.admitted = !app.admitted ? "pending" : (*app.admitted ? "admitted" : "rejected");
+    o.final_state = name(app.life.state());
+    if (app.running_at) o.time_to_running = *app.running_at - app.requested_at;
+    if (app.sizing.num_gpus > 0)
+      o.reservation = format_number(app.sizing.num_gpus) + " GPU" +
+                      (app.sizing.vram_mb ? " + " + std::to_string(*app.sizing.vram_mb) + " MB VRAM_MB" : "");
+    else o.reservation = app.sizing.branch.empty() ? "-" : "no GPU";
+    o.message = app.message;
+    result.apps.push_back(o);
+  }
+  if (!opt.status_json_path.empty()) {
+    std::ofstream f(opt.status_json_path, std::ios::trunc);
+    f << snapshots.dump(2) << "\n";
+    f.close();
+    if (!f) throw std::runtime_error("cannot write '" + opt.status_json_path + "'");
+  }
+  if (out.exit_code == 0 && !result.all_held()) out.exit_code = 1;
+  return out;
+}
+
+int cleanup_live_run(const std::string& run_id, const std::string& journal_path,
+                     const slurm::SlurmClientConfig& client, std::ostream& out) {
+  const slurm::CleanupReport r = slurm::cleanup_run(run_id, journal_path, client);
+  auto list = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : " ") + x;
+    return s.empty() ? std::string("none") : s;
+  };
+  out << "run " << run_id << ": found " << list(r.found) << "; cancelled " << list(r.cancelled)
+      << "; still listed " << list(r.still_listed) << "\n";
+  if (!r.error.empty()) {
+    out << "vramsim: cleanup: " << r.error << "\n";
+    return kExitLiveBackend;
+  }
+  return r.still_listed.empty() ? 0 : kExitLiveBackend;
+}
+
+int print_live_status(const std::string& address, std::ostream& out, std::ostream& err) {
+  const auto colon = address.rfind(':');
+  if (colon == std::string::npos) {
+    err << "vramsim: status --live: expected HOST:PORT, got '" << address << "'\n";
+    return 2;
+  }
+  try {
+    boost::asio::io_context io;
+    tcp::resolver resolver(io);
+    tcp::socket sock(io);
+    boost::asio::connect(sock, resolver.resolve(address.substr(0, colon), address.substr(colon + 1)));
+    std::string text;
+    boost::system::error_code ec;
+    boost::asio::read(sock, boost::asio::dynamic_buffer(text, 1 << 20), ec);
+    if (ec && ec != boost::asio::error::eof) throw boost::system::system_error(ec);
+    out << text;
+    return 0;
+  } catch (const std::exception& e) {
+    err << "vramsim: status --live " << address << ": " << e.what() << "\n";
+    return kExitLiveBackend;
+  }
+}
+
+}  // namespace vramsim

@@ -1,0 +1,65 @@
+#pragma once
+// One live run of a scenario: the head. The same scenario file, policy models
+// and control plane as `vramsim run`, on the wall clock (scaled by
+// --time-scale) against a real SLURM through SlurmBackend; actions fire on
+// the wall clock and the run writes the same JSON Lines trace. See
+// docs/live-mode.md.
+#include <chrono>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "backends/slurm/slurm_client.hpp"
+#include "runner/scenario.hpp"
+#include "runner/simulation.hpp"
+
+namespace vramsim {
+
+// Exit statuses beyond vramsim run's 0/1/2/3.
+constexpr int kExitLiveBackend = 4;   // SLURM unreachable or the head could not serve agents
+constexpr int kExitLiveAborted = 130; // a second SIGINT/SIGTERM
+
+struct LiveOptions {
+  std::optional<std::string> policies;
+  std::optional<std::uint64_t> seed;
+  double time_scale = 1.0;                 // wall seconds per scenario second
+  std::string bind = "127.0.0.1";          // agents' and status listeners' address
+  unsigned short agent_port = 0;           // 0: any free port
+  int status_port = -1;                    // -1: no status listener; 0: any free port
+  std::string run_id;                      // default: generated
+  std::string workdir;                     // default: ./vramsim-live/<run_id>
+  std::string trace_path;                  // default: <workdir>/trace.jsonl
+  std::string agent_program;               // default: vramsim-agent beside this program, else on PATH
+  std::vector<Duration> status_at;
+  std::optional<Duration> status_every;
+  std::string status_csv_path = "status-timeline.csv";
+  std::string status_json_path;
+  std::chrono::milliseconds agent_timeout{15000};  // wall: silence after which a node is lost
+  double agent_heartbeat_s = 0;                    // wall; 0: the agent's default
+  std::chrono::milliseconds squeue_poll{250};
+  std::chrono::milliseconds drain_wait{10000};     // after shutdown, wait this long for squeue to empty
+  slurm::SlurmClientConfig client;
+};
+
+struct LiveOutcome {
+  RunResult result;
+  int exit_code = 0;
+  std::string error;       // one line when exit_code is kExitLiveBackend
+  std::string run_id, workdir, trace_path;
+  std::vector<std::string> jobs_left;  // still in squeue when the head exited
+};
+
+// Runs until the scenario's shutdown completes (the horizon starts it when the
+// scenario has none), then returns. Progress lines go to `log`.
+LiveOutcome run_live(const Scenario& scenario, const LiveOptions& options, std::ostream& log);
+
+// `vramsim live --cleanup`: cancels every job of a run, found by its
+// --comment in squeue and in the run's journal. Returns the exit status.
+int cleanup_live_run(const std::string& run_id, const std::string& journal_path,
+                     const slurm::SlurmClientConfig& client, std::ostream& out);
+
+// `vramsim status --live HOST:PORT`: reads a running head's status lines.
+int print_live_status(const std::string& address, std::ostream& out, std::ostream& err);
+
+}  // namespace vramsim

@@ -1,0 +1,233 @@
+#include "runner/trace_diff.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <iomanip>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include "engine/format.hpp"
+
+namespace vramsim {
+
+std::vector<TraceEvent> read_trace(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open the trace for reading");
+  std::vector<TraceEvent> out;
+  std::string line;
+  std::size_t n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.empty()) continue;
+    Json j = Json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("t") || !j["t"].is_number_integer() ||
+        !j.contains("kind") || !j["kind"].is_string())
+      throw std::runtime_error(path + ": line " + std::to_string(n) +
+                               ": expected a trace event {\"t\": <integer us>, \"kind\": <string>, ...}");
+    TraceEvent ev;
+    ev.t = j["t"].get<SimTime>();
+    ev.kind = j["kind"].get<std::string>();
+    j.erase("t");
+    j.erase("kind");
+    ev.fields = std::move(j);
+    out.push_back(std::move(ev));
+  }
+  if (in.bad()) throw std::runtime_error(path + ": read error");
+  return out;
+}
+
+bool world_specific_kind(const std::string& kind) {
+  static const std::set<std::string> kinds = {"agent_gone", "agent_refused", "agent_unreachable", "slurm_error",
+                                              "signal", "status", "run_ended"};
+  return kinds.count(kind) > 0;
+}
+
+namespace {
+
+struct Milestones {
+  std::map<std::string, SimTime> at;
+};
+
+const TraceEvent* first_after(const std::vector<TraceEvent>& ev, std::size_t from, SimTime t,
+                              const std::function<bool(const TraceEvent&)>& pred, std::size_t* index = nullptr) {
+  for (std::size_t i = from; i < ev.size(); ++i)
+    if (ev[i].t >= t && pred(ev[i])) {
+      if (index) *index = i;
+      return &ev[i];
+    }
+  return nullptr;
+}
+
+// The app's path to RUNNING, as named milestones (absent ones omitted).
+std::vector<std::pair<std::string, SimTime>> app_milestones(const std::vector<TraceEvent>& ev, const std::string& app) {
+  std::vector<std::pair<std::string, SimTime>> m;
+  std::size_t i0 = 0;
+  const TraceEvent* req = first_after(ev, 0, 0, [&](const TraceEvent& e) {
+    return e.kind == "deploy_requested" && e["app"] == app; }, &i0);
+  if (!req) return m;
+  m.emplace_back("deploy requested", req->t);
+  if (auto* e = first_after(ev, i0, req->t, [&](const TraceEvent& x) { return x.kind == "admission" && x["app"] == app; }))
+    m.emplace_back("admission", e->t);
+  // The worker that ran the app's first replica: from its placement back to its job.
+  const TraceEvent* placed = first_after(ev, i0, req->t, [&](const TraceEvent& x) {
+    return x.kind == "replica_placed" && x["app"] == app; });
+  if (placed) {
+    const std::string job = placed->fields.value("job", "");
+    auto job_event = [&](const std::string& kind) {
+      return first_after(ev, 0, 0, [&](const TraceEvent& x) { return x.kind == kind && x["job"] == job; });
+    };
+    if (!job.empty()) {
+      const TraceEvent* sub = job_event("job_submitted");
+      // The scale-up that asked for that job: the last one before it.
+      if (sub) {
+        const TraceEvent* up = nullptr;
+        for (const auto& x : ev)
+          if (x.kind == "scale_up" && x.t <= sub->t) up = &x;
+        if (up && up->t >= req->t) m.emplace_back("scale-up", up->t);
+        if (sub->t >= req->t) m.emplace_back("job submitted", sub->t);
+      }
+      if (auto* s = job_event("job_started"); s && s->t >= req->t) m.emplace_back("job started", s->t);
+      if (auto* r = first_after(ev, 0, 0, [&](const TraceEvent& x) { return x.kind == "node_registered" && x["job"] == job; });
+          r && r->t >= req->t)
+        m.emplace_back("node registered", r->t);
+    }
+    m.emplace_back("replica placed", placed->t);
+  }
+  if (auto* r = first_after(ev, i0, req->t, [&](const TraceEvent& x) { return x.kind == "replica_running" && x["app"] == app; }))
+    m.emplace_back("replica running", r->t);
+  if (auto* r = first_after(ev, i0, req->t, [&](const TraceEvent& x) {
+        return x.kind == "app_state" && x["app"] == app && x["to"] == "RUNNING"; }))
+    m.emplace_back("RUNNING", r->t);
+  std::stable_sort(m.begin(), m.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+  return m;
+}
+
+std::map<std::string, Duration> app_phases(const std::vector<TraceEvent>& ev, const std::string& app) {
+  std::map<std::string, SimTime> at;
+  for (const auto& [name, t] : app_milestones(ev, app)) at.emplace(name, t);
+  // phase -> (from milestone, to milestone)
+  static const std::vector<std::tuple<std::string, std::string, std::string>> pairs = {
+      {"until the scale-up tick", "deploy requested", "scale-up"},
+      {"sbatch", "scale-up", "job submitted"},
+      {"SLURM queue wait", "job submitted", "job started"},
+      {"node boot + registration", "job started", "node registered"},
+      {"introspection + admission", "deploy requested", "admission"},
+      {"placement", "node registered", "replica placed"},
+      {"runtime env + replica init", "replica placed", "replica running"},
+      {"app state update", "replica running", "RUNNING"},
+      {"deploy -> RUNNING", "deploy requested", "RUNNING"}};
+  std::map<std::string, Duration> out;
+  for (const auto& [phase, from, to] : pairs)
+    if (at.count(from) && at.count(to) && at[to] >= at[from]) out[phase] = at[to] - at[from];
+  return out;
+}
+
+std::map<std::string, Duration> run_phases(const std::vector<TraceEvent>& ev) {
+  std::map<std::string, Duration> out;
+  auto span = [&](const std::string& name, const std::string& from, const std::string& to) {
+    std::size_t i = 0;
+    const TraceEvent* a = first_after(ev, 0, 0, [&](const TraceEvent& x) { return x.kind == from; }, &i);
+    if (!a) return;
+    if (const TraceEvent* b = first_after(ev, i, a->t, [&](const TraceEvent& x) { return x.kind == to; }))
+      out[name] = b->t - a->t;
+  };
+  span("shutdown", "shutdown_started", "shutdown_done");
+  span("call -> answer", "call_sent", "call_result");
+  span("graceful stop", "graceful_stop_started", "graceful_stop_done");
+  span("scale-down -> stop done", "scale_down", "graceful_stop_done");
+  return out;
+}
+
+std::vector<std::string> apps_in(const std::vector<TraceEvent>& ev) {
+  std::vector<std::string> apps;
+  for (const auto& e : ev)
+    if (e.kind == "deploy_requested") {
+      const std::string id = e.fields.value("app", "");
+      if (std::find(apps.begin(), apps.end(), id) == apps.end()) apps.push_back(id);
+    }
+  return apps;
+}
+
+}  // namespace
+
+std::vector<PhaseRow> phase_durations(const std::vector<TraceEvent>& a, const std::vector<TraceEvent>& b) {
+  std::vector<PhaseRow> rows;
+  auto merge = [&](const std::string& scope, const std::map<std::string, Duration>& pa,
+                   const std::map<std::string, Duration>& pb, const std::vector<std::string>& order) {
+    for (const auto& name : order) {
+      if (!pa.count(name) && !pb.count(name)) continue;
+      PhaseRow r{scope, name, std::nullopt, std::nullopt};
+      if (pa.count(name)) r.a = pa.at(name);
+      if (pb.count(name)) r.b = pb.at(name);
+      rows.push_back(r);
+    }
+  };
+  std::vector<std::string> apps = apps_in(a);
+  for (const auto& x : apps_in(b))
+    if (std::find(apps.begin(), apps.end(), x) == apps.end()) apps.push_back(x);
+  const std::vector<std::string> app_order = {"until the scale-up tick", "sbatch", "SLURM queue wait",
+                                              "node boot + registration", "introspection + admission",
+                                              "placement", "runtime env + replica init", "app state update",
+                                              "deploy -> RUNNING"};
+  for (const auto& app : apps) merge(app, app_phases(a, app), app_phases(b, app), app_order);
+  merge("run", run_phases(a), run_phases(b), {"call -> answer", "scale-down -> stop done", "graceful stop", "shutdown"});
+  return rows;
+}
+
+TraceDiff diff_traces(const std::vector<TraceEvent>& a, const std::vector<TraceEvent>& b) {
+  TraceDiff d;
+  d.phases = phase_durations(a, b);
+  std::vector<const TraceEvent*> fa, fb;
+  for (const auto& e : a) if (!world_specific_kind(e.kind)) fa.push_back(&e);
+  for (const auto& e : b) if (!world_specific_kind(e.kind)) fb.push_back(&e);
+  const std::size_t n = std::min(fa.size(), fb.size());
+  for (std::size_t i = 0; i < n; ++i)
+    if (fa[i]->kind != fb[i]->kind) {
+      d.divergence = Divergence{i, *fa[i], *fb[i]};
+      d.compared = i;
+      return d;
+    }
+  d.compared = n;
+  if (fa.size() != fb.size()) {
+    Divergence v;
+    v.index = n;
+    if (n < fa.size()) v.a = *fa[n];
+    if (n < fb.size()) v.b = *fb[n];
+    d.divergence = v;
+  }
+  return d;
+}
+
+void print_trace_diff(const TraceDiff& d, const std::string& label_a, const std::string& label_b, std::ostream& out) {
+  auto cell = [](const std::optional<Duration>& x) { return x ? format_seconds(*x) + " s" : std::string("-"); };
+  out << std::left << std::setw(12) << "scope" << std::setw(30) << "phase" << std::setw(16) << label_a
+      << std::setw(16) << label_b << "difference\n";
+  for (const auto& r : d.phases) {
+    std::string diff = "-";
+    if (r.a && r.b) {
+      diff = (*r.b >= *r.a ? "+" : "") + format_seconds(*r.b - *r.a) + " s";
+      if (*r.a > 0) diff += " (" + format_number(std::round(1000.0 * (*r.b - *r.a) / *r.a) / 10.0) + " %)";
+    }
+    out << std::left << std::setw(12) << r.scope << std::setw(30) << r.phase << std::setw(16) << cell(r.a)
+        << std::setw(16) << cell(r.b) << diff << "\n";
+  }
+  out << "\n";
+  if (!d.divergence) {
+    out << "event kinds: the same " << d.compared << " events in the same order\n";
+    return;
+  }
+  const auto& v = *d.divergence;
+  out << "event kinds: the first " << v.index << " agree; they diverge at event " << v.index + 1 << ":\n";
+  auto show = [&](const std::string& label, const std::optional<TraceEvent>& e) {
+    out << "  " << label << ": " << (e ? format_seconds(e->t) + " s " + e->kind + " " + e->fields.dump() : "(trace ended)")
+        << "\n";
+  };
+  show(label_a, v.a);
+  show(label_b, v.b);
+}
+
+}  // namespace vramsim

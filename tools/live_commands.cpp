@@ -1,0 +1,149 @@
+#include "tools/live_commands.hpp"
+
+#include <iostream>
+
+#include "live/live_run.hpp"
+#include "models/policy_set.hpp"
+#include "runner/trace_diff.hpp"
+
+namespace vramsim {
+
+struct LiveCommandState {
+  CLI::App *live = nullptr, *status = nullptr, *diff = nullptr;
+  std::string scenario, policies, run_id, workdir, trace, agent, bind = "127.0.0.1", cleanup, journal;
+  std::string status_every, status_csv = "status-timeline.csv", status_json;
+  std::vector<std::string> status_at;
+  double time_scale = 1.0, agent_timeout_s = 15, heartbeat_s = 0, squeue_poll_s = 0.25;
+  int agent_port = 0, status_port = -1;
+  std::uint64_t seed = 0;
+  CLI::Option* seed_opt = nullptr;
+  std::string live_address;
+  std::string diff_a, diff_b;
+};
+
+LiveCommands::LiveCommands(CLI::App& app) : s_(std::make_unique<LiveCommandState>()) {
+  auto& s = *s_;
+  s.live = app.add_subcommand("live", "run a scenario live against a real SLURM (sbatch/squeue/scancel, node agents)");
+  s.live->add_option("scenario", s.scenario, "scenario JSON file");
+  s.live->add_option("--policies", s.policies, "legacy | fixed | preset,model=variant,... (default: the scenario's)");
+  s.seed_opt = s.live->add_option("--seed", s.seed, "override the scenario's seed");
+  s.live->add_option("--time-scale", s.time_scale, "wall seconds per scenario second, in (0, 1000] (default 1)");
+  s.live->add_option("--bind", s.bind, "address the agent and status listeners bind (default 127.0.0.1)");
+  s.live->add_option("--agent-port", s.agent_port, "agent listener port (default: any free port)");
+  s.live->add_option("--status-port", s.status_port, "serve status lines on this port (0: any free port)");
+  s.live->add_option("--run-id", s.run_id, "the run's id, also the jobs' --comment (default: generated)");
+  s.live->add_option("--workdir", s.workdir, "run directory: secret, journal, slurm_logs, trace (default ./vramsim-live/RUN_ID)");
+  s.live->add_option("--trace", s.trace, "JSON Lines trace (default WORKDIR/trace.jsonl)");
+  s.live->add_option("--agent", s.agent, "the vramsim-agent program the worker jobs start");
+  s.live->add_option("--agent-timeout", s.agent_timeout_s, "wall seconds of agent silence before its node is lost (default 15)");
+  s.live->add_option("--heartbeat", s.heartbeat_s, "agents' heartbeat period, wall seconds (default: the agent's)");
+  s.live->add_option("--squeue-poll", s.squeue_poll_s, "wall seconds between squeue calls (default 0.25)");
+  s.live->add_option("--status-at", s.status_at, "print the cluster status at this scenario time (repeatable)");
+  s.live->add_option("--status-every", s.status_every, "sample the status timeline with this period");
+  s.live->add_option("--status-csv", s.status_csv, "timeline CSV file (default status-timeline.csv)");
+  s.live->add_option("--status-json", s.status_json, "status snapshots as a JSON array");
+  s.live->add_option("--cleanup", s.cleanup, "cancel every job of this run id (by --comment and journal) and exit");
+  s.live->add_option("--journal", s.journal, "with --cleanup: the run's journal file");
+
+  s.status = app.add_subcommand("status", "print the status lines of a running live head");
+  s.status->add_option("--live", s.live_address, "HOST:PORT of the head's status listener")->required();
+
+  s.diff = app.add_subcommand("diff", "two traces of one scenario side by side, per app and phase");
+  s.diff->add_option("a", s.diff_a, "first trace (e.g. simulated), JSON Lines")->required();
+  s.diff->add_option("b", s.diff_b, "second trace (e.g. live), JSON Lines")->required();
+}
+
+LiveCommands::~LiveCommands() = default;
+
+std::optional<int> LiveCommands::run() {
+  auto& s = *s_;
+  if (s.status->parsed()) return print_live_status(s.live_address, std::cout, std::cerr);
+  if (s.diff->parsed()) {
+    try {
+      const auto a = read_trace(s.diff_a), b = read_trace(s.diff_b);
+      print_trace_diff(diff_traces(a, b), "A", "B", std::cout);
+      std::cout << "A = " << s.diff_a << "\nB = " << s.diff_b << "\n";
+      return 0;
+    } catch (const std::exception& e) {
+      std::cerr << "vramsim: diff: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  if (!s.live->parsed()) return std::nullopt;
+  slurm::SlurmClientConfig client;
+  if (!s.cleanup.empty()) return cleanup_live_run(s.cleanup, s.journal, client, std::cout);
+  if (s.scenario.empty()) {
+    std::cerr << "vramsim: live: a scenario file is required (or --cleanup RUN_ID)\n";
+    return 2;
+  }
+  if (!(s.time_scale > 0) || s.time_scale > 1000) {
+    std::cerr << "vramsim: --time-scale: expected a number in (0, 1000], got " << s.time_scale << "\n";
+    return 2;
+  }
+  for (double v : {s.agent_timeout_s, s.squeue_poll_s})
+    if (!(v > 0) || v > 3600) {
+      std::cerr << "vramsim: live: --agent-timeout and --squeue-poll take seconds in (0, 3600], got " << v << "\n";
+      return 2;
+    }
+  if (s.heartbeat_s < 0 || s.heartbeat_s > 3600) {
+    std::cerr << "vramsim: --heartbeat: expected seconds in [0, 3600], got " << s.heartbeat_s << "\n";
+    return 2;
+  }
+  LiveOptions opt;
+  if (!s.policies.empty()) {
+    try {
+      parse_policy_spec(s.policies);
+    } catch (const UnknownPolicyError& e) {
+      std::cerr << "vramsim: --policies: " << e.what() << "\n";
+      return 2;
+    }
+    opt.policies = s.policies;
+  }
+  if (*s.seed_opt) opt.seed = s.seed;
+  opt.time_scale = s.time_scale;
+  opt.bind = s.bind;
+  opt.agent_port = static_cast<unsigned short>(s.agent_port);
+  opt.status_port = s.status_port;
+  opt.run_id = s.run_id;
+  opt.workdir = s.workdir;
+  opt.trace_path = s.trace;
+  opt.agent_program = s.agent;
+  opt.agent_timeout = std::chrono::milliseconds(static_cast<long>(s.agent_timeout_s * 1000));
+  opt.agent_heartbeat_s = s.heartbeat_s;
+  opt.squeue_poll = std::chrono::milliseconds(static_cast<long>(s.squeue_poll_s * 1000));
+  for (const auto& t : s.status_at) {
+    auto d = parse_duration(t);
+    if (!d) {
+      std::cerr << "vramsim: --status-at: expected a duration such as 200s or 5m, got '" << t << "'\n";
+      return 2;
+    }
+    opt.status_at.push_back(*d);
+  }
+  if (!s.status_every.empty()) {
+    auto d = parse_duration(s.status_every);
+    if (!d || *d <= 0) {
+      std::cerr << "vramsim: --status-every: expected a positive duration such as 10s, got '" << s.status_every << "'\n";
+      return 2;
+    }
+    opt.status_every = d;
+  }
+  opt.status_csv_path = s.status_csv;
+  opt.status_json_path = s.status_json.empty() && !s.status_at.empty() ? "status.json" : s.status_json;
+  try {
+    const Scenario sc = load_scenario(s.scenario);
+    LiveOutcome o = run_live(sc, opt, std::cerr);
+    print_summary(o.result, std::cout);
+    std::cout << "\nlive run " << o.run_id << ": trace " << o.trace_path << "; jobs still in squeue: "
+              << o.jobs_left.size() << "\n";
+    if (!o.error.empty()) std::cerr << "vramsim: live: " << o.error << "\n";
+    return o.exit_code;
+  } catch (const ScenarioError& e) {
+    std::cerr << "vramsim: invalid scenario: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "vramsim: live: " << e.what() << "\n";
+    return kExitLiveBackend;
+  }
+}
+
+}  // namespace vramsim
