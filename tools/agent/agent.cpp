@@ -42,15 +42,15 @@ std::chrono::milliseconds millis(double seconds) {
   return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000.0));
 }
 
-// Ordered writes of whole lines to one stream (socket or pipe).
+// Ordered writes of whole lines to one stream (socket or pipe). `owner`
+// keeps the stream (and this writer) alive until the write completes.
 template <class Stream>
 class LineWriter {
  public:
-  void send(Stream& stream, std::string line) {
+  void send(Stream& stream, std::string line, std::shared_ptr<void> owner) {
     queue_.push_back(std::move(line));
-    if (!writing_) next(stream);
+    if (!writing_) next(stream, std::move(owner));
   }
-  bool idle() const { return !writing_; }
   void on_idle(std::function<void()> f) {
     if (!writing_) {
       if (f) f();
@@ -60,7 +60,7 @@ class LineWriter {
   }
 
  private:
-  void next(Stream& stream) {
+  void next(Stream& stream, std::shared_ptr<void> owner) {
     if (queue_.empty()) {
       writing_ = false;
       if (auto f = std::exchange(on_idle_, {})) f();
@@ -68,10 +68,10 @@ class LineWriter {
     }
     writing_ = true;
     asio::async_write(stream, asio::buffer(queue_.front()),
-                      [this, &stream](const boost::system::error_code& ec, std::size_t) {
+                      [this, &stream, owner](const boost::system::error_code& ec, std::size_t) {
                         queue_.pop_front();
                         if (ec) queue_.clear();  // the reader side reports the loss
-                        next(stream);
+                        next(stream, owner);
                       });
   }
   std::deque<std::string> queue_;
@@ -192,7 +192,7 @@ struct Agent::Impl : std::enable_shared_from_this<Impl> {
 
   void send(const Json& m) {
     if (!connected) return;
-    writer.send(socket, slurm::encode_line(m));
+    writer.send(socket, slurm::encode_line(m), shared_from_this());
   }
 
   void read() {
@@ -465,7 +465,8 @@ struct Agent::Impl : std::enable_shared_from_this<Impl> {
     Replica& r = *it->second;
     if (r.state != "running") return answer("replica " + c.replica + " is " + r.state);
     r.pending_calls.insert(c.call_id);
-    r.writer.send(*r.in, slurm::encode_line(Json{{"type", "call"}, {"call_id", c.call_id}, {"payload", c.payload}}));
+    r.writer.send(*r.in, slurm::encode_line(Json{{"type", "call"}, {"call_id", c.call_id}, {"payload", c.payload}}),
+                  it->second);
   }
 
   void stop_replica(Replica& r) {
@@ -528,10 +529,13 @@ struct Agent::Impl : std::enable_shared_from_this<Impl> {
       self->socket.shutdown(tcp::socket::shutdown_both, ignored);
       self->socket.close(ignored);
       self->final_timer.cancel();
+      self->on_exit.clear();  // its handlers hold the agent
+      self->replicas.clear();
+      self->query.reset();
       self->io.stop();
     };
     if (connected && goodbye) {
-      writer.send(socket, slurm::encode_line(slurm::to_message(slurm::Goodbye{*goodbye})));
+      writer.send(socket, slurm::encode_line(slurm::to_message(slurm::Goodbye{*goodbye})), self);
       writer.on_idle(done);
       // A head that does not read must not keep the agent alive.
       final_timer.expires_after(kFinalFlush);
