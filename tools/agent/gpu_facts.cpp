@@ -1,0 +1,70 @@
+#include "tools/agent/gpu_facts.hpp"
+
+#include <sstream>
+
+#include "backends/cuda/gpu_detector.hpp"
+
+namespace vramsim::agent {
+
+GpuDetection detect_gpus(const std::string& mode, const std::string& nvidia_smi, int allocated_gpus) {
+  GpuDetection d;
+  std::optional<gpu::Expected<gpu::GpuInventory>> result;
+  std::string cuda_error;
+  if (mode == "cuda" || (mode == "auto" && gpu::cuda_built_in())) {
+    auto r = gpu::make_default_detector()->detect();
+    if (r && !r->devices.empty()) {
+      result = std::move(r);
+    } else {
+      cuda_error = r ? "the CUDA runtime found no device" : r.error().message;
+      if (mode == "cuda") result = gpu::Expected<gpu::GpuInventory>(gpu::Error{gpu::ErrorKind::NoDevice, cuda_error});
+    }
+  }
+  bool smi_missing = false;
+  if (!result) {
+    result = gpu::NvidiaSmiDetector(nvidia_smi).detect();
+    smi_missing = !gpu::find_executable(nvidia_smi).has_value();
+  }
+  auto& facts = d.facts;
+  if (*result) {
+    const auto& inv = result->value();
+    d.source = inv.source;
+    for (const auto& g : inv.devices) {
+      d.devices.push_back({g.index, g.name, g.total_mb});
+      facts.memory_total_mb.push_back(g.total_mb);
+      if (g.mig_enabled.value_or(false)) facts.mig_enabled = true;
+    }
+    if (inv.devices.empty()) d.error = inv.source + " found no devices";
+  } else {
+    d.error = result->error().message;
+    if (!cuda_error.empty()) d.error = cuda_error + "; " + d.error;
+    if (smi_missing) {
+      facts.nvidia_smi_present = false;
+    } else {
+      facts.nvidia_smi_fails = true;
+    }
+  }
+  facts.gpus = allocated_gpus >= 0 ? allocated_gpus : static_cast<int>(d.devices.size());
+  return d;
+}
+
+std::vector<slurm::DeviceUsage> parse_memory_used(const std::string& csv) {
+  std::vector<slurm::DeviceUsage> out;
+  std::istringstream in(csv);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto comma = line.find(',');
+    if (comma == std::string::npos) continue;
+    try {
+      std::size_t used = 0;
+      int index = std::stoi(line.substr(0, comma), &used);
+      long long mb = std::stoll(line.substr(comma + 1), &used);
+      if (index < 0 || mb < 0) continue;
+      out.push_back({index, static_cast<std::int64_t>(mb) << 20});
+    } catch (const std::exception&) {
+      continue;  // "[N/A]" and the like
+    }
+  }
+  return out;
+}
+
+}  // namespace vramsim::agent
