@@ -106,6 +106,21 @@ class StatusListener {
   std::function<std::string()> render_;
 };
 
+// Live traces are read while the run goes on (tail -f, tests, a crashed
+// head's post-mortem): every event reaches the file at once.
+class FlushEachEvent final : public TraceSink {
+ public:
+  explicit FlushEachEvent(std::shared_ptr<TraceSink> inner) : inner_(std::move(inner)) {}
+  void write(const TraceEvent& ev) override {
+    inner_->write(ev);
+    inner_->flush();
+  }
+  void flush() override { inner_->flush(); }
+
+ private:
+  std::shared_ptr<TraceSink> inner_;
+};
+
 }  // namespace
 
 LiveOutcome run_live(const Scenario& sc, const LiveOptions& opt, std::ostream& log) {
@@ -134,7 +149,7 @@ LiveOutcome run_live(const Scenario& sc, const LiveOptions& opt, std::ostream& l
   TraceRecorder trace;
   auto memory = std::make_shared<MemorySink>();
   trace.add_sink(memory);
-  trace.add_sink(std::make_shared<JsonLinesSink>(out.trace_path));
+  trace.add_sink(std::make_shared<FlushEachEvent>(std::make_shared<JsonLinesSink>(out.trace_path)));
   ClusterState cluster;
 
   SlurmBackendConfig bc;
@@ -151,6 +166,17 @@ LiveOutcome run_live(const Scenario& sc, const LiveOptions& opt, std::ostream& l
   bc.server.port = opt.agent_port;
   bc.server.heartbeat_timeout = opt.agent_timeout;
   bc.accelerator_type = ray_accelerator_type;
+  if (opt.emulate_boot) {
+    const double scale = opt.time_scale;
+    bc.startup_delay_s = [&rng, &sc, scale] {
+      const Duration boot = sc.slurm.node_boot.sample(rng.stream("slurm.node_boot"));
+      const Duration reg = sc.slurm.registration.sample(rng.stream("slurm.registration"));
+      return to_seconds(boot + reg) * scale;
+    };
+    bc.exit_delay_s = [&rng, &sc, scale] {
+      return to_seconds(sc.slurm.job_exit_after_stop.sample(rng.stream("slurm.job_exit"))) * scale;
+    };
+  }
   {
     std::ifstream s(secret_path);
     std::getline(s, bc.server.secret);
@@ -171,7 +197,7 @@ LiveOutcome run_live(const Scenario& sc, const LiveOptions& opt, std::ostream& l
 
   trace.record(0, "run_started",
                {{"scenario", result.scenario}, {"seed", seed}, {"policies", policy_names}, {"mode", "live"},
-                {"time_scale", opt.time_scale}, {"run_id", out.run_id}, {"agent_port", backend.agent_port()},
+                {"time_scale", opt.time_scale}, {"emulate_boot", opt.emulate_boot}, {"run_id", out.run_id}, {"agent_port", backend.agent_port()},
                 {"status_port", status_listener ? Json(status_listener->port()) : Json()}});
   log << "vramsim live: run " << out.run_id << ", time scale " << format_number(opt.time_scale) << ", agents on "
       << opt.bind << ":" << backend.agent_port();

@@ -40,6 +40,10 @@ struct LiveOptions {
   std::chrono::milliseconds squeue_poll{250};
   std::chrono::milliseconds drain_wait{10000};     // after shutdown, wait this long for squeue to empty
   slurm::SlurmClientConfig client;
+  // Agents wait the scenario's drawn node_boot + registration before they
+  // register, and its job_exit_after_stop after a drain: the SLURM queue and
+  // the agent channel stay real, the boot is emulated.
+  bool emulate_boot = false;
 };
 
 struct LiveOutcome {

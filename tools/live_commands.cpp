@@ -4,6 +4,7 @@
 
 #include "live/live_run.hpp"
 #include "models/policy_set.hpp"
+#include "models/registry.hpp"
 #include "runner/trace_diff.hpp"
 
 namespace vramsim {
@@ -15,6 +16,7 @@ struct LiveCommandState {
   std::vector<std::string> status_at;
   double time_scale = 1.0, agent_timeout_s = 15, heartbeat_s = 0, squeue_poll_s = 0.25;
   int agent_port = 0, status_port = -1;
+  bool emulate_boot = false;
   std::uint64_t seed = 0;
   CLI::Option* seed_opt = nullptr;
   std::string live_address;
@@ -42,6 +44,9 @@ LiveCommands::LiveCommands(CLI::App& app) : s_(std::make_unique<LiveCommandState
   s.live->add_option("--status-every", s.status_every, "sample the status timeline with this period");
   s.live->add_option("--status-csv", s.status_csv, "timeline CSV file (default status-timeline.csv)");
   s.live->add_option("--status-json", s.status_json, "status snapshots as a JSON array");
+  s.live->add_flag("--emulate-boot", s.emulate_boot,
+                   "agents wait the scenario's drawn node_boot + registration before registering, and "
+                   "job_exit_after_stop after a drain (traces line up with a simulation)");
   s.live->add_option("--cleanup", s.cleanup, "cancel every job of this run id (by --comment and journal) and exit");
   s.live->add_option("--journal", s.journal, "with --cleanup: the run's journal file");
 
@@ -101,6 +106,7 @@ std::optional<int> LiveCommands::run() {
   }
   if (*s.seed_opt) opt.seed = s.seed;
   opt.time_scale = s.time_scale;
+  opt.emulate_boot = s.emulate_boot;
   opt.bind = s.bind;
   opt.agent_port = static_cast<unsigned short>(s.agent_port);
   opt.status_port = s.status_port;

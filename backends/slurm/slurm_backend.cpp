@@ -1,6 +1,9 @@
 #include "backends/slurm/slurm_backend.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include "engine/format.hpp"
 #include <set>
 
 namespace vramsim {
@@ -32,6 +35,9 @@ std::string SlurmBackend::worker_script(const WorkerJobSize& size) const {
                     cfg_.run_id + " --advertisement " + cfg_.advertisement + " --num-cpus " +
                     std::to_string(size.cpus) + " --num-gpus " + std::to_string(size.gpus);
   if (cfg_.agent_heartbeat > 0) cmd += " --heartbeat " + format_seconds(cfg_.agent_heartbeat);
+  auto wall = [](double s) { return format_number(std::round(s * 1000.0) / 1000.0); };
+  if (cfg_.startup_delay_s) cmd += " --startup-delay " + wall(cfg_.startup_delay_s());
+  if (cfg_.exit_delay_s) cmd += " --exit-delay " + wall(cfg_.exit_delay_s());
   o.start_command = cmd;
   return render_sbatch_script(size, *advertisement_, o);
 }
@@ -247,7 +253,7 @@ void SlurmBackend::agent_registered(const slurm::AgentRegistration& r) {
   trace_.record(exec_.now(), "node_advertised",
                 {{"job", r.job_id}, {"gpus", static_cast<int>(spec.devices.size())},
                  {"resources", spec.resources.to_json()}, {"notice", r.notice},
-                 {"script_resources", r.script_resources}, {"host", r.hostname}});
+                 {"script_resources", r.script_resources}, {"host", r.hostname}, {"agent_pid", r.pid}});
   j.registered = true;
   if (listener_) listener_->node_registered(std::move(spec));
 }

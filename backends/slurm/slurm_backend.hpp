@@ -44,6 +44,10 @@ struct SlurmBackendConfig {
   std::chrono::milliseconds squeue_poll{250};  // wall time between squeue calls
   slurm::SlurmClientConfig client;
   slurm::AgentServerConfig server;
+  // Emulated latencies (vramsim live --emulate-boot): wall seconds an agent
+  // waits before registering and, after a drain, before its job ends. Drawn
+  // once per job at submission; unset: the real ones only.
+  std::function<double()> startup_delay_s, exit_delay_s;
   // Ray's accelerator type for a device name ("NVIDIA A100-SXM4-40GB" -> "A100").
   std::function<std::string(const std::string&)> accelerator_type;
 };

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
@@ -96,6 +97,15 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.01, 3600.0))
       ->capture_default_str();
   app.add_option("--nvidia-smi", nvidia_smi, "nvidia-smi program")->capture_default_str();
+  // Emulated latencies, for live runs whose traces must line up with a
+  // simulation (vramsim live --emulate-boot): the node's boot and
+  // registration before connecting, and the batch script's teardown after a
+  // drain. SIGTERM ends either wait at once.
+  double startup_delay = 0, exit_delay = 0;
+  app.add_option("--startup-delay", startup_delay, "seconds to wait before connecting (emulated boot)")
+      ->check(CLI::Range(0.0, 86400.0));
+  app.add_option("--exit-delay", exit_delay, "seconds to wait after a drain before exiting (emulated teardown)")
+      ->check(CLI::Range(0.0, 86400.0));
   app.add_option("--detect", detect, "GPU detection: auto, cuda or nvidia-smi")
       ->check(CLI::IsMember({"auto", "cuda", "nvidia-smi"}))
       ->capture_default_str();
@@ -175,9 +185,18 @@ int main(int argc, char** argv) {
 
   // Write errors on a closed pipe come back as errors, not as a signal.
   std::signal(SIGPIPE, SIG_IGN);
-  boost::asio::io_context io;
-  agent::Agent a(io, o, reg);
-  a.start();
-  io.run();
-  return a.exit_code();
+  if (startup_delay > 0) std::this_thread::sleep_for(std::chrono::duration<double>(startup_delay));
+  int code = 0;
+  {
+    boost::asio::io_context io;
+    agent::Agent a(io, o, reg);
+    a.start();
+    io.run();
+    code = a.exit_code();
+  }
+  if (code == 0 && exit_delay > 0) {
+    std::signal(SIGTERM, SIG_DFL);  // scancel ends the teardown at once
+    std::this_thread::sleep_for(std::chrono::duration<double>(exit_delay));
+  }
+  return code;
 }
