@@ -143,6 +143,29 @@ LiveOutcome run_live(const Scenario& sc, const LiveOptions& opt, std::ostream& l
   write_secret(secret_path);
   out.trace_path = opt.trace_path.empty() ? (fs::path(out.workdir) / "trace.jsonl").string() : opt.trace_path;
 
+  // Preflight: one squeue before the clock starts, so an unreachable
+  // controller is one clear line and exit 4, not a run that never schedules.
+  {
+    boost::asio::io_context pre;
+    slurm::ProcessRunner runner(pre);
+    slurm::SlurmClientConfig cfg = opt.client;
+    cfg.attempts = std::min(cfg.attempts, 2);
+    slurm::SlurmClient client(pre, runner, cfg);
+    std::string error = "squeue did not answer";
+    bool ok = false;
+    client.list([&](std::optional<std::vector<slurm::SqueueJob>> jobs, std::string e) {
+      ok = jobs.has_value();
+      error = e;
+    });
+    pre.run();
+    if (!ok) {
+      out.exit_code = kExitLiveBackend;
+      out.error = error;
+      log << "vramsim live: " << error << std::endl;
+      return out;
+    }
+  }
+
   boost::asio::io_context io;
   WallClockExecutor exec(io, opt.time_scale);
   RandomStreams rng(seed);
@@ -313,9 +336,9 @@ LiveOutcome run_live(const Scenario& sc, const LiveOptions& opt, std::ostream& l
 
   backend.on_fatal = [&](const std::string& error) {
     if (!out.error.empty()) return;
-    out.error = error;
+    out.error = error + " (jobs this run submitted may still be queued: vramsim live --cleanup " + out.run_id + ")";
     out.exit_code = kExitLiveBackend;
-    log << "vramsim live: " << error << std::endl;
+    log << "vramsim live: " << out.error << std::endl;
     io.stop();
   };
 

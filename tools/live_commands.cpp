@@ -138,10 +138,10 @@ std::optional<int> LiveCommands::run() {
   try {
     const Scenario sc = load_scenario(s.scenario);
     LiveOutcome o = run_live(sc, opt, std::cerr);
+    if (o.exit_code == kExitLiveBackend && o.result.apps.empty()) return o.exit_code;  // nothing ran
     print_summary(o.result, std::cout);
     std::cout << "\nlive run " << o.run_id << ": trace " << o.trace_path << "; jobs still in squeue: "
               << o.jobs_left.size() << "\n";
-    if (!o.error.empty()) std::cerr << "vramsim: live: " << o.error << "\n";
     return o.exit_code;
   } catch (const ScenarioError& e) {
     std::cerr << "vramsim: invalid scenario: " << e.what() << "\n";
