@@ -163,9 +163,17 @@ void SlurmClient::run_with_retry(std::vector<std::string> argv, std::string stdi
 
   auto attempt = std::make_shared<std::function<void()>>();
   const int attempts = cfg_.attempts;
-  *attempt = [this, st, attempt, attempts] {
+  // A retry fires from a timer; the token keeps it from reaching a client
+  // (and its runner) that is gone by then.
+  std::weak_ptr<bool> alive = alive_;
+  ProcessRunner* runner = &runner_;
+  *attempt = [runner, alive, st, attempt, attempts] {
+    if (alive.expired()) {
+      *attempt = nullptr;
+      return;
+    }
     ++st->attempt;
-    runner_.run(st->spec, [st, attempt, attempts](CommandResult r) {
+    runner->run(st->spec, [st, attempt, attempts](CommandResult r) {
       if (r.ok()) {
         *attempt = nullptr;  // break the self-reference
         st->done(std::move(r), "");

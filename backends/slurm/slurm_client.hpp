@@ -5,6 +5,7 @@
 // documented in docs/live-slurm.md.
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -53,6 +54,9 @@ extern const char* const kSqueueFormat;
 // an unreachable or overloaded controller.
 bool is_transient(const CommandResult& r);
 
+// Callbacks run on the loop, never inside the call. The runner and the
+// io_context must outlive the client; a client destroyed mid-retry drops the
+// pending retry and its callback.
 class SlurmClient {
  public:
   SlurmClient(boost::asio::io_context& io, ProcessRunner& runner, SlurmClientConfig cfg);
@@ -78,6 +82,7 @@ class SlurmClient {
   boost::asio::io_context& io_;
   ProcessRunner& runner_;
   SlurmClientConfig cfg_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 }  // namespace vramsim::slurm
