@@ -49,6 +49,10 @@ std::optional<std::vector<SqueueJob>> parse_squeue_output(const std::string& out
 // separator (0x1f), which job names and comments do not contain; the comment
 // comes last.
 extern const char* const kSqueueFormat;
+// The --states argument of list(): every state of a job that still holds or
+// waits for resources. Explicit, so SQUEUE_STATES in the environment cannot
+// hide a job.
+extern const char* const kSqueueStates;
 
 // Whether a failed command is worth retrying: a timeout, or an error text of
 // an unreachable or overloaded controller.
@@ -64,8 +68,8 @@ class SlurmClient {
   // sbatch --parsable --comment=<comment>, the script on stdin.
   void submit(const std::string& script, const std::string& comment,
               std::function<void(std::optional<std::string> job_id, std::string error)> done);
-  // squeue --me --noheader --format=<kSqueueFormat>: every active job of the
-  // user (squeue's default states); callers filter by name or comment.
+  // squeue --me --noheader --states=<kSqueueStates> --format=<kSqueueFormat>:
+  // every active job of the user; callers filter by name or comment.
   void list(std::function<void(std::optional<std::vector<SqueueJob>> jobs, std::string error)> done);
   // scancel <ids...>; ids SLURM no longer knows count as cancelled. No ids:
   // succeeds without running anything.

@@ -201,6 +201,13 @@ TEST_F(SlurmLive, SubmitListCancelGone) {
   EXPECT_TRUE(job->job_state == JobState::Pending || job->job_state == JobState::Running) << job->state;
   EXPECT_TRUE(wait_for(*id, [](const std::optional<SqueueJob>& j) { return j && j->job_state == JobState::Running; },
                        30s));
+  // squeue settings in the environment do not change what list() sees.
+  SlurmClientConfig odd = cfg;
+  odd.env.push_back({"SQUEUE_STATES", "COMPLETED"});
+  odd.env.push_back({"SQUEUE_FORMAT", "%i"});
+  auto [jobs, list_err] = list(&odd);
+  ASSERT_TRUE(jobs) << list_err;
+  EXPECT_TRUE(std::any_of(jobs->begin(), jobs->end(), [&](const SqueueJob& j) { return j.id == *id; }));
 
   asio::io_context io;
   ProcessRunner runner(io);
