@@ -224,6 +224,7 @@ struct ProcessRunner::Child : std::enable_shared_from_this<Child> {
     if (exited) return;
     result.timed_out = true;
     ::kill(-pid, SIGKILL);  // the child leads its own process group
+    ::kill(pid, SIGKILL);   // in case it left that group
     // Whatever the group wrote so far is kept; nothing more is waited for.
     close_streams();
     poll_interval = milliseconds{1};

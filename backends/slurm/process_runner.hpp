@@ -55,6 +55,7 @@ struct CommandResult {
 // Bytes of stdout and of stderr kept per child.
 inline constexpr std::size_t kOutputCap = 1 << 20;
 
+// The io_context must outlive the runner.
 class ProcessRunner {
  public:
   explicit ProcessRunner(boost::asio::io_context& io);

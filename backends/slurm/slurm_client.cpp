@@ -15,6 +15,9 @@ namespace vramsim::slurm {
 namespace asio = boost::asio;
 
 const char* const kSqueueFormat = "%i\x1f%j\x1f%T\x1f%r\x1f%N\x1f%k";
+const char* const kSqueueStates =
+    "PENDING,RUNNING,SUSPENDED,COMPLETING,CONFIGURING,REQUEUED,RESIZING,SIGNALING,STAGE_OUT,STOPPED,"
+    "REQUEUE_HOLD,REQUEUE_FED";
 
 namespace {
 
@@ -163,9 +166,17 @@ void SlurmClient::run_with_retry(std::vector<std::string> argv, std::string stdi
 
   auto attempt = std::make_shared<std::function<void()>>();
   const int attempts = cfg_.attempts;
-  *attempt = [this, st, attempt, attempts] {
+  // A retry fires from a timer; the token keeps it from reaching a client
+  // (and its runner) that is gone by then.
+  std::weak_ptr<bool> alive = alive_;
+  ProcessRunner* runner = &runner_;
+  *attempt = [runner, alive, st, attempt, attempts] {
+    if (alive.expired()) {
+      *attempt = nullptr;
+      return;
+    }
     ++st->attempt;
-    runner_.run(st->spec, [st, attempt, attempts](CommandResult r) {
+    runner->run(st->spec, [st, attempt, attempts](CommandResult r) {
       if (r.ok()) {
         *attempt = nullptr;  // break the self-reference
         st->done(std::move(r), "");
@@ -201,7 +212,9 @@ void SlurmClient::submit(const std::string& script, const std::string& comment,
 }
 
 void SlurmClient::list(std::function<void(std::optional<std::vector<SqueueJob>>, std::string)> done) {
-  run_with_retry({cfg_.squeue, "--me", "--noheader", std::string("--format=") + kSqueueFormat}, "",
+  run_with_retry({cfg_.squeue, "--me", "--noheader", std::string("--states=") + kSqueueStates,
+                  std::string("--format=") + kSqueueFormat},
+                 "",
                  [done = std::move(done)](CommandResult r, std::string error) {
                    if (!error.empty()) return done(std::nullopt, std::move(error));
                    if (r.out_truncated) return done(std::nullopt, r.program + ": output over 1 MiB");

@@ -5,6 +5,7 @@
 // documented in docs/live-slurm.md.
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -48,11 +49,18 @@ std::optional<std::vector<SqueueJob>> parse_squeue_output(const std::string& out
 // separator (0x1f), which job names and comments do not contain; the comment
 // comes last.
 extern const char* const kSqueueFormat;
+// The --states argument of list(): every state of a job that still holds or
+// waits for resources. Explicit, so SQUEUE_STATES in the environment cannot
+// hide a job.
+extern const char* const kSqueueStates;
 
 // Whether a failed command is worth retrying: a timeout, or an error text of
 // an unreachable or overloaded controller.
 bool is_transient(const CommandResult& r);
 
+// Callbacks run on the loop, never inside the call. The runner and the
+// io_context must outlive the client; a client destroyed mid-retry drops the
+// pending retry and its callback.
 class SlurmClient {
  public:
   SlurmClient(boost::asio::io_context& io, ProcessRunner& runner, SlurmClientConfig cfg);
@@ -60,8 +68,8 @@ class SlurmClient {
   // sbatch --parsable --comment=<comment>, the script on stdin.
   void submit(const std::string& script, const std::string& comment,
               std::function<void(std::optional<std::string> job_id, std::string error)> done);
-  // squeue --me --noheader --format=<kSqueueFormat>: every active job of the
-  // user (squeue's default states); callers filter by name or comment.
+  // squeue --me --noheader --states=<kSqueueStates> --format=<kSqueueFormat>:
+  // every active job of the user; callers filter by name or comment.
   void list(std::function<void(std::optional<std::vector<SqueueJob>> jobs, std::string error)> done);
   // scancel <ids...>; ids SLURM no longer knows count as cancelled. No ids:
   // succeeds without running anything.
@@ -78,6 +86,7 @@ class SlurmClient {
   boost::asio::io_context& io_;
   ProcessRunner& runner_;
   SlurmClientConfig cfg_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 }  // namespace vramsim::slurm

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <thread>
 #include <string>
@@ -223,26 +224,32 @@ TEST(ProcessRunner, ManyConcurrentChildrenAllReapedAndTheLoopStaysResponsive) {
 }
 
 TEST(ProcessRunner, DestructorKillsAndReapsChildrenInFlight) {
+  const auto pidfile = std::filesystem::temp_directory_path() / ("vramsim-pr-dtor-" + std::to_string(::getpid()));
   pid_t pid = 0;
   {
     asio::io_context io;
     ProcessRunner runner(io);
     bool called = false;
-    runner.run(sh("echo $$; sleep 30"), [&](CommandResult) { called = true; });
-    // Run the loop until the child has said its pid.
+    runner.run(sh("echo $$ > " + pidfile.string() + ".tmp; mv " + pidfile.string() + ".tmp " + pidfile.string() +
+                  "; sleep 30"),
+               [&](CommandResult) { called = true; });
+    // Run the loop until the child has written its pid (at most 10 s).
     asio::steady_timer t(io);
-    t.expires_after(300ms);
-    t.async_wait([&](const boost::system::error_code&) { io.stop(); });
+    int waited = 0;
+    std::function<void()> check = [&] {
+      if (std::filesystem::exists(pidfile) || ++waited > 500) return io.stop();
+      t.expires_after(20ms);
+      t.async_wait([&](const boost::system::error_code&) { check(); });
+    };
+    check();
     io.run();
     EXPECT_FALSE(called);
     EXPECT_EQ(runner.in_flight(), 1u);
-    // Find the child: our only child process.
-    std::string children;
-    std::ifstream("/proc/self/task/" + std::to_string(::getpid()) + "/children") >> children;
-    pid = children.empty() ? 0 : std::stoi(children);
+    std::ifstream(pidfile) >> pid;
   }
+  std::filesystem::remove(pidfile);
   ASSERT_GT(pid, 0);
-  EXPECT_TRUE(gone(pid));
+  EXPECT_TRUE(gone(pid)) << "child " << pid << " left running or unreaped";
 }
 
 }  // namespace

@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -193,7 +192,7 @@ TEST_F(SlurmLive, SubmitListCancelGone) {
   const std::string comment = tag + "-run";
   auto [id, err] = submit(script("sleep 120"), comment);
   ASSERT_TRUE(id) << err;
-  EXPECT_TRUE(std::regex_match(*id, std::regex("[0-9]+"))) << *id;
+  EXPECT_TRUE(std::all_of(id->begin(), id->end(), [](char ch) { return ch >= '0' && ch <= '9'; })) << *id;
 
   auto job = find(*id);
   ASSERT_TRUE(job) << "job " << *id << " not listed";
@@ -202,6 +201,13 @@ TEST_F(SlurmLive, SubmitListCancelGone) {
   EXPECT_TRUE(job->job_state == JobState::Pending || job->job_state == JobState::Running) << job->state;
   EXPECT_TRUE(wait_for(*id, [](const std::optional<SqueueJob>& j) { return j && j->job_state == JobState::Running; },
                        30s));
+  // squeue settings in the environment do not change what list() sees.
+  SlurmClientConfig odd = cfg;
+  odd.env.push_back({"SQUEUE_STATES", "COMPLETED"});
+  odd.env.push_back({"SQUEUE_FORMAT", "%i"});
+  auto [jobs, list_err] = list(&odd);
+  ASSERT_TRUE(jobs) << list_err;
+  EXPECT_TRUE(std::any_of(jobs->begin(), jobs->end(), [&](const SqueueJob& j) { return j.id == *id; }));
 
   asio::io_context io;
   ProcessRunner runner(io);
@@ -273,6 +279,22 @@ std::string counting_wrapper(const fs::path& dir, const std::string& real) {
   return p.string();
 }
 
+// `text` with the line starting with `key` given the value `value`.
+std::string set_line(const std::string& text, const std::string& key, const std::string& value) {
+  std::istringstream in(text);
+  std::string out;
+  bool found = false;
+  for (std::string l; std::getline(in, l);) {
+    if (l.rfind(key, 0) == 0) {
+      l = key + value;
+      found = true;
+    }
+    out += l + "\n";
+  }
+  EXPECT_TRUE(found) << key;
+  return out;
+}
+
 int lines_in(const fs::path& p) {
   std::ifstream in(p);
   int n = 0;
@@ -301,8 +323,8 @@ TEST_F(SlurmLive, UnreachableControllerIsOneClearLineAfterBoundedRetries) {
   const fs::path work = fs::path(dir) / tag;
   fs::create_directories(work);
   std::string conf = slurp(fs::path(dir) / "etc" / "slurm.conf");
-  conf = std::regex_replace(conf, std::regex("SlurmctldPort=[0-9]+"), "SlurmctldPort=9");
-  conf = std::regex_replace(conf, std::regex("MessageTimeout=[0-9]+"), "MessageTimeout=2");
+  conf = set_line(conf, "SlurmctldPort=", "9");
+  conf = set_line(conf, "MessageTimeout=", "2");
   std::ofstream(work / "dead.conf") << conf;
 
   SlurmClientConfig c = cfg;
