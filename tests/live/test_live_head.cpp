@@ -12,11 +12,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <regex>
+#include <cstdio>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -38,6 +39,12 @@ std::string slurp(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// From the head's first log line, the part from "agents on" on.
+std::string port_line(const std::string& log) {
+  const auto at = log.find("agents on ");
+  return at == std::string::npos ? "" : log.substr(at);
 }
 
 // The harness's SLURM for this process and its children.
@@ -273,13 +280,11 @@ TEST_F(LiveHead, ForgedAgentMessagesAreRefusedAndTheRunCompletes) {
   auto args = live_args("cold-start-live.json", "fixed", run_id);
   args.insert(args.end(), {"--status-port", "0"});
   const Child head = spawn(args, "head");
-  std::smatch m;
-  std::string err;
+  int agent_port = 0, status_port = 0;
   ASSERT_TRUE(wait_for(head.err, [&](const std::string& t) {
-    err = t;
-    return std::regex_search(err, m, std::regex("agents on 127\\.0\\.0\\.1:(\\d+), status on 127\\.0\\.0\\.1:(\\d+)"));
-  }, 30s));
-  const int agent_port = std::stoi(m[1]), status_port = std::stoi(m[2]);
+    return std::sscanf(port_line(t).c_str(), "agents on 127.0.0.1:%d, status on 127.0.0.1:%d", &agent_port,
+                       &status_port) == 2;
+  }, 30s)) << slurp(head.err);
   auto send = [&](const std::string& bytes) {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
@@ -306,6 +311,65 @@ TEST_F(LiveHead, ForgedAgentMessagesAreRefusedAndTheRunCompletes) {
   for (const auto& e : of(ev, "app_state")) running += e["to"] == "RUNNING";
   EXPECT_EQ(running, 1) << "the real agent still registered and the app ran";
   EXPECT_TRUE(queued(run_id).empty());
+}
+
+}  // namespace
+
+namespace {
+
+// SIGTERM once: the scenario's shutdown path, then a normal end with nothing
+// left in squeue. SIGINT twice: abort after cancelling the run's jobs.
+TEST_F(LiveHead, OneSignalShutsDownTwoSignalsAbortAfterCancelling) {
+  {
+    const std::string run_id = "t7a-" + std::to_string(getpid());
+    const Child head = spawn(live_args("cold-start-live.json", "fixed", run_id), "head-term");
+    const std::string trace = work_ + "/" + run_id + "/trace.jsonl";
+    ASSERT_TRUE(wait_for(trace, [](const std::string& t) { return t.find("\"replica_placed\"") != std::string::npos; }, 60s))
+        << slurp(head.err);
+    kill(head.pid, SIGTERM);
+    EXPECT_EQ(wait(head, 60s), 0) << slurp(head.err);
+    const auto ev = read_trace(trace);
+    ASSERT_EQ(of(ev, "signal").size(), 1u);
+    EXPECT_EQ(of(ev, "signal")[0]["signal"], "SIGTERM");
+    ASSERT_EQ(of(ev, "shutdown_done").size(), 1u);
+    EXPECT_TRUE(queued(run_id).empty());
+  }
+  {
+    const std::string run_id = "t7b-" + std::to_string(getpid());
+    const Child head = spawn(live_args("cold-start-live.json", "fixed", run_id), "head-int");
+    const std::string trace = work_ + "/" + run_id + "/trace.jsonl";
+    ASSERT_TRUE(wait_for(trace, [](const std::string& t) { return t.find("\"job_started\"") != std::string::npos; }, 60s))
+        << slurp(head.err);
+    kill(head.pid, SIGINT);
+    std::this_thread::sleep_for(20ms);
+    kill(head.pid, SIGINT);
+    EXPECT_EQ(wait(head, 60s), 130) << slurp(head.err);
+    EXPECT_NE(slurp(head.err).find("aborted"), std::string::npos) << slurp(head.err);
+    // scancel went out; the job leaves the queue shortly after.
+    bool gone = false;
+    for (int i = 0; i < 50 && !gone; ++i) {
+      gone = queued(run_id).empty();
+      if (!gone) std::this_thread::sleep_for(200ms);
+    }
+    EXPECT_TRUE(gone);
+  }
+}
+
+// A controller that does not answer: one clear line, exit 4, bounded time.
+TEST_F(LiveHead, UnreachableControllerIsOneLineAndExitFour) {
+  std::ifstream in(harness_ + "/etc/slurm.conf");
+  std::ofstream conf(work_ + "/dead.conf");
+  std::string line;
+  while (std::getline(in, line)) conf << (line.rfind("SlurmctldPort=", 0) == 0 ? "SlurmctldPort=1" : line) << "\n";
+  conf.close();
+  setenv("SLURM_CONF", (work_ + "/dead.conf").c_str(), 1);
+  auto args = live_args("cold-start-live.json", "fixed", "t8-" + std::to_string(getpid()));
+  const int code = run(args, "head", 150s);
+  setenv("SLURM_CONF", (harness_ + "/etc/slurm.conf").c_str(), 1);
+  EXPECT_EQ(code, 4) << slurp(work_ + "/head.err");
+  const std::string err = slurp(work_ + "/head.err");
+  EXPECT_NE(err.find("slurm controller unreachable"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "one line: " << err;
 }
 
 }  // namespace
