@@ -184,6 +184,26 @@ class AgentServerTest : public ::testing::Test {
     return code;
   }
 
+  // Names apart from those of tests running in parallel.
+  static std::string unique_replica_name() {
+    return "echo-" + std::to_string(::getpid()) + "#" + std::to_string(++replica_counter_);
+  }
+  static inline int replica_counter_ = 0;
+
+  // Live replica processes started under `name` (read from /proc).
+  static int replica_processes(const std::string& name) {
+    int n = 0;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+      std::ifstream in(entry.path() / "cmdline");
+      std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      for (char& c : cmdline)
+        if (c == '\0') c = ' ';
+      if (cmdline.find(" replica --name " + name + " ") != std::string::npos) ++n;
+    }
+    return n;
+  }
+
   const AgentRegistration* registration(const std::string& job) const {
     for (const auto& r : rec_.registered)
       if (r.job_id == job) return &r;
@@ -334,11 +354,14 @@ TEST_F(AgentServerTest, ReplicasStartAndAnswerCallsWithoutMakingUpNumbers) {
 
 TEST_F(AgentServerTest, DrainStopsReplicasAndTheAgentExitsZero) {
   pid_t pid = spawn_agent("1000");
+  const std::string name = unique_replica_name();
   ASSERT_TRUE(registered("1000")) << agent_log(0);
-  ASSERT_TRUE(server_->start_replica("1000", ReplicaLaunch{"echo", "echo#1", 16, -1, "plain"}));
+  ASSERT_TRUE(server_->start_replica("1000", ReplicaLaunch{"echo", name, 16, -1, "plain"}));
   ASSERT_TRUE(pump([&] { return !rec_.started.empty(); })) << agent_log(0);
+  EXPECT_EQ(replica_processes(name), 1);
   ASSERT_TRUE(server_->drain("1000"));
   EXPECT_EQ(wait_exit(pid), std::optional<int>(0)) << agent_log(0);
+  EXPECT_EQ(replica_processes(name), 0);  // stopped before the agent left
   ASSERT_TRUE(pump([&] { return !rec_.gone.empty(); }));
   EXPECT_EQ(rec_.gone[0].job, "1000");
   EXPECT_EQ(rec_.gone[0].reason, "drained");
@@ -348,22 +371,30 @@ TEST_F(AgentServerTest, DrainStopsReplicasAndTheAgentExitsZero) {
 
 TEST_F(AgentServerTest, SigtermIsADrainToo) {
   pid_t pid = spawn_agent("1000");
+  const std::string name = unique_replica_name();
   ASSERT_TRUE(registered("1000")) << agent_log(0);
-  ASSERT_TRUE(server_->start_replica("1000", ReplicaLaunch{"echo", "echo#1", 16, -1, "plain"}));
+  ASSERT_TRUE(server_->start_replica("1000", ReplicaLaunch{"echo", name, 16, -1, "plain"}));
   ASSERT_TRUE(pump([&] { return !rec_.started.empty(); })) << agent_log(0);
   ::kill(pid, SIGTERM);
   EXPECT_EQ(wait_exit(pid), std::optional<int>(0)) << agent_log(0);
+  EXPECT_EQ(replica_processes(name), 0);
   ASSERT_TRUE(pump([&] { return !rec_.gone.empty(); }));
   EXPECT_EQ(rec_.gone[0].reason, "drained");
 }
 
-TEST_F(AgentServerTest, KilledAgentIsGone) {
+TEST_F(AgentServerTest, KilledAgentIsGoneAndItsReplicasLeave) {
   pid_t pid = spawn_agent("1000");
+  const std::string name = unique_replica_name();
   ASSERT_TRUE(registered("1000")) << agent_log(0);
+  ASSERT_TRUE(server_->start_replica("1000", ReplicaLaunch{"echo", name, 16, -1, "plain"}));
+  ASSERT_TRUE(pump([&] { return !rec_.started.empty(); })) << agent_log(0);
+  EXPECT_EQ(replica_processes(name), 1);
   ::kill(pid, SIGKILL);
   ASSERT_TRUE(pump([&] { return !rec_.gone.empty(); }));
   EXPECT_EQ(rec_.gone[0].job, "1000");
   EXPECT_EQ(rec_.gone[0].reason, "connection closed");
+  // The replica's stdin closed with the agent: it exits by itself.
+  EXPECT_TRUE(pump([&] { return replica_processes(name) == 0; }, 5000ms));
 }
 
 TEST_F(AgentServerTest, SilentAgentTimesOut) {
