@@ -418,6 +418,23 @@ TEST_F(AgentServerTest, AgentLeavesWithStatusOneWhenTheHeadGoes) {
   EXPECT_TRUE(rec_.gone.empty());  // no listener calls after close()
 }
 
+TEST_F(AgentServerTest, UnreachableHeadIsOneLineAndStatusOne) {
+  // A port nobody listens on: bind one, note it, close it.
+  unsigned short port = 0;
+  {
+    tcp::acceptor a(io_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+    port = a.local_endpoint().port();
+  }
+  pid_t pid = spawn({VRAMSIM_AGENT_BINARY, "--head", "127.0.0.1:" + std::to_string(port), "--secret-file",
+                     secret_file_, "--run-id", "run-1", "--job-id", "1000", "--detect", "nvidia-smi",
+                     "--connect-timeout", "1"});
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(wait_exit(pid), std::optional<int>(1));
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, 450ms);  // it retried (every 0.5 s) before giving up
+  EXPECT_NE(agent_log(0).find("cannot reach the head at 127.0.0.1:" + std::to_string(port)), std::string::npos)
+      << agent_log(0);
+}
+
 TEST_F(AgentServerTest, WrongSecretIsRefusedAndTheAgentExitsOne) {
   secret_file_ = write(dir_ + "/wrong", "not-the-run-secret-at-all\n", 0600);
   pid_t pid = spawn_agent("1000");
