@@ -184,6 +184,26 @@ class AgentServerTest : public ::testing::Test {
     return code;
   }
 
+  // Names apart from those of tests running in parallel.
+  static std::string unique_replica_name() {
+    return "echo-" + std::to_string(::getpid()) + "#" + std::to_string(++replica_counter_);
+  }
+  static inline int replica_counter_ = 0;
+
+  // Live replica processes started under `name` (read from /proc).
+  static int replica_processes(const std::string& name) {
+    int n = 0;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+      std::ifstream in(entry.path() / "cmdline");
+      std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      for (char& c : cmdline)
+        if (c == '\0') c = ' ';
+      if (cmdline.find(" replica --name " + name + " ") != std::string::npos) ++n;
+    }
+    return n;
+  }
+
   const AgentRegistration* registration(const std::string& job) const {
     for (const auto& r : rec_.registered)
       if (r.job_id == job) return &r;
@@ -334,11 +354,14 @@ TEST_F(AgentServerTest, ReplicasStartAndAnswerCallsWithoutMakingUpNumbers) {
 
 TEST_F(AgentServerTest, DrainStopsReplicasAndTheAgentExitsZero) {
   pid_t pid = spawn_agent("1000");
+  const std::string name = unique_replica_name();
   ASSERT_TRUE(registered("1000")) << agent_log(0);
-  ASSERT_TRUE(server_->start_replica("1000", ReplicaLaunch{"echo", "echo#1", 16, -1, "plain"}));
+  ASSERT_TRUE(server_->start_replica("1000", ReplicaLaunch{"echo", name, 16, -1, "plain"}));
   ASSERT_TRUE(pump([&] { return !rec_.started.empty(); })) << agent_log(0);
+  EXPECT_EQ(replica_processes(name), 1);
   ASSERT_TRUE(server_->drain("1000"));
   EXPECT_EQ(wait_exit(pid), std::optional<int>(0)) << agent_log(0);
+  EXPECT_EQ(replica_processes(name), 0);  // stopped before the agent left
   ASSERT_TRUE(pump([&] { return !rec_.gone.empty(); }));
   EXPECT_EQ(rec_.gone[0].job, "1000");
   EXPECT_EQ(rec_.gone[0].reason, "drained");
@@ -348,22 +371,30 @@ TEST_F(AgentServerTest, DrainStopsReplicasAndTheAgentExitsZero) {
 
 TEST_F(AgentServerTest, SigtermIsADrainToo) {
   pid_t pid = spawn_agent("1000");
+  const std::string name = unique_replica_name();
   ASSERT_TRUE(registered("1000")) << agent_log(0);
-  ASSERT_TRUE(server_->start_replica("1000", ReplicaLaunch{"echo", "echo#1", 16, -1, "plain"}));
+  ASSERT_TRUE(server_->start_replica("1000", ReplicaLaunch{"echo", name, 16, -1, "plain"}));
   ASSERT_TRUE(pump([&] { return !rec_.started.empty(); })) << agent_log(0);
   ::kill(pid, SIGTERM);
   EXPECT_EQ(wait_exit(pid), std::optional<int>(0)) << agent_log(0);
+  EXPECT_EQ(replica_processes(name), 0);
   ASSERT_TRUE(pump([&] { return !rec_.gone.empty(); }));
   EXPECT_EQ(rec_.gone[0].reason, "drained");
 }
 
-TEST_F(AgentServerTest, KilledAgentIsGone) {
+TEST_F(AgentServerTest, KilledAgentIsGoneAndItsReplicasLeave) {
   pid_t pid = spawn_agent("1000");
+  const std::string name = unique_replica_name();
   ASSERT_TRUE(registered("1000")) << agent_log(0);
+  ASSERT_TRUE(server_->start_replica("1000", ReplicaLaunch{"echo", name, 16, -1, "plain"}));
+  ASSERT_TRUE(pump([&] { return !rec_.started.empty(); })) << agent_log(0);
+  EXPECT_EQ(replica_processes(name), 1);
   ::kill(pid, SIGKILL);
   ASSERT_TRUE(pump([&] { return !rec_.gone.empty(); }));
   EXPECT_EQ(rec_.gone[0].job, "1000");
   EXPECT_EQ(rec_.gone[0].reason, "connection closed");
+  // The replica's stdin closed with the agent: it exits by itself.
+  EXPECT_TRUE(pump([&] { return replica_processes(name) == 0; }, 5000ms));
 }
 
 TEST_F(AgentServerTest, SilentAgentTimesOut) {
@@ -385,6 +416,23 @@ TEST_F(AgentServerTest, AgentLeavesWithStatusOneWhenTheHeadGoes) {
   EXPECT_EQ(wait_exit(pid), std::optional<int>(1));
   EXPECT_NE(agent_log(0).find("lost the connection to the head"), std::string::npos) << agent_log(0);
   EXPECT_TRUE(rec_.gone.empty());  // no listener calls after close()
+}
+
+TEST_F(AgentServerTest, UnreachableHeadIsOneLineAndStatusOne) {
+  // A port nobody listens on: bind one, note it, close it.
+  unsigned short port = 0;
+  {
+    tcp::acceptor a(io_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+    port = a.local_endpoint().port();
+  }
+  pid_t pid = spawn({VRAMSIM_AGENT_BINARY, "--head", "127.0.0.1:" + std::to_string(port), "--secret-file",
+                     secret_file_, "--run-id", "run-1", "--job-id", "1000", "--detect", "nvidia-smi",
+                     "--connect-timeout", "1"});
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(wait_exit(pid), std::optional<int>(1));
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, 450ms);  // it retried (every 0.5 s) before giving up
+  EXPECT_NE(agent_log(0).find("cannot reach the head at 127.0.0.1:" + std::to_string(port)), std::string::npos)
+      << agent_log(0);
 }
 
 TEST_F(AgentServerTest, WrongSecretIsRefusedAndTheAgentExitsOne) {

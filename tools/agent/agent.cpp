@@ -32,7 +32,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr auto kConnectFor = std::chrono::seconds(10);
 constexpr auto kConnectRetry = std::chrono::milliseconds(500);
 constexpr auto kReplicaStopGrace = std::chrono::seconds(5);
 constexpr auto kFinalFlush = std::chrono::seconds(2);
@@ -152,7 +151,7 @@ struct Agent::Impl : std::enable_shared_from_this<Impl> {
                 << ": stopping replicas and leaving" << std::endl;
       self->stop_all(0, sig == SIGTERM ? "SIGTERM" : "SIGINT");
     });
-    connect_deadline = Clock::now() + kConnectFor;
+    connect_deadline = Clock::now() + millis(o.connect_timeout_s);
     connect();
   }
 

@@ -18,6 +18,7 @@ struct AgentOptions {
   std::string run_id, job_id;
   std::string secret;  // read from --secret-file
   double heartbeat_s = 5.0;
+  double connect_timeout_s = 10.0;  // retrying every 0.5 s
   std::string nvidia_smi = "nvidia-smi";
   std::string self_exe;  // this binary, to start replicas
   std::size_t max_message_bytes = slurm::kDefaultMaxMessageBytes;

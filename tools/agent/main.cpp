@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   std::string head, secret_file, run_id, job_id, advertisement = "fixed", resources, nvidia_smi = "nvidia-smi",
                                                  detect = "auto";
   int num_cpus = -1, num_gpus = -1;
-  double heartbeat = 5.0;
+  double heartbeat = 5.0, connect_timeout = 10.0;
   bool block = false;
   CLI::App app{"vramsim node agent: registers this node with the live-mode head and hosts replicas",
                "vramsim-agent"};
@@ -95,6 +95,9 @@ int main(int argc, char** argv) {
   app.add_flag("--block", block, "run until drained (always the case)");
   app.add_option("--heartbeat", heartbeat, "heartbeat interval, seconds")
       ->check(CLI::Range(0.01, 3600.0))
+      ->capture_default_str();
+  app.add_option("--connect-timeout", connect_timeout, "give up reaching the head after SECONDS")
+      ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
   app.add_option("--nvidia-smi", nvidia_smi, "nvidia-smi program")->capture_default_str();
   // Emulated latencies, for live runs whose traces must line up with a
@@ -155,6 +158,7 @@ int main(int argc, char** argv) {
   o.run_id = run_id;
   o.job_id = job_id;
   o.heartbeat_s = heartbeat;
+  o.connect_timeout_s = connect_timeout;
   o.nvidia_smi = nvidia_smi;
   o.self_exe = self_exe(argv[0]);
 
