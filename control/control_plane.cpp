@@ -59,7 +59,6 @@ void ControlPlane::next_deploy() {
   DemandId task = cluster_.submit(DemandKind::Task, id, "introspection " + id, cfg_.introspection_request,
                                   exec_.now());
   introspection_of_[task] = id;
-  apps_.at(id).introspection_task = task;
   trace_.record(exec_.now(), "introspection_submitted",
                 {{"app", id}, {"resources", cfg_.introspection_request.to_json()}});
   // The resource check does not wait for the task to be placed: on a cold
@@ -74,8 +73,6 @@ void ControlPlane::introspection_placed(const std::string& id, DemandId task) {
   exec_.after(cfg_.introspection_duration, [this, id, task] {
     if (!introspection_of_.erase(task)) return;  // withdrawn by shutdown meanwhile
     cluster_.withdraw(task);
-    auto it = apps_.find(id);
-    if (it != apps_.end() && it->second.introspection_task == task) it->second.introspection_task = 0;
     trace_.record(exec_.now(), "introspection_done", {{"app", id}});
     if (!exited_) place_pending();
   });
@@ -553,10 +550,7 @@ void ControlPlane::shutdown(std::function<void()> done) {
     withdraw_replicas(app);
     set_app_state(app, AppState::Deleted, "undeployed at shutdown");
   }
-  for (const auto& [task, id] : introspection_of_) {
-    cluster_.withdraw(task);
-    apps_.at(id).introspection_task = 0;
-  }
+  for (const auto& [task, id] : introspection_of_) cluster_.withdraw(task);
   introspection_of_.clear();
   if (creation_job_) {
     // The creation task is cancelled; its job is left to the sweep (if any).

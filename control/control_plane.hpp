@@ -72,7 +72,6 @@ struct AppRecord {
   ResourceSet replica_request;
   std::vector<ReplicaRecord> replicas;
   bool deploy_cancelled = false;  // stopped while its deploy was queued or in introspection
-  DemandId introspection_task = 0;  // the app's introspection task while pending or running
 };
 
 class ControlPlane final : public BackendListener {
