@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -517,14 +518,14 @@ TEST(ShutdownDeploys, RunningAppIsUndeployedBeforeTheWorkersClose) {
   std::vector<std::string> path;
   for (const auto& e : sim.of("app_state")) path.push_back(e["to"]);
   EXPECT_EQ(path, (std::vector<std::string>{"DEPLOYING", "RUNNING", "DELETING", "DELETED"}));
-  const TraceEvent* deleted = nullptr;
+  std::optional<SimTime> deleted;
   for (const auto& e : sim.of("app_state"))
-    if (e["to"] == "DELETED") deleted = &e;
-  ASSERT_NE(deleted, nullptr);
+    if (e["to"] == "DELETED") deleted = e.t;
+  ASSERT_TRUE(deleted);
   const TraceEvent* stop = sim.first("graceful_stop_started");
   ASSERT_NE(stop, nullptr);
-  EXPECT_EQ(deleted->t, 100 * kSecond);
-  EXPECT_LE(deleted->t, stop->t);
+  EXPECT_EQ(*deleted, 100 * kSecond);
+  EXPECT_LE(*deleted, stop->t);
 }
 
 }  // namespace
