@@ -12,7 +12,7 @@ ControlPlane::ControlPlane(Executor& exec, ClusterBackend& backend, ClusterState
 }
 
 void ControlPlane::start() {
-  if (cfg_.slurm_mode) monitor_ = exec_.every(cfg_.monitor_tick, [this] { tick(); });
+  if (cfg_.slurm_mode) schedule_tick(cfg_.monitor_tick);
   sampler_ = exec_.every(cfg_.memory_sample_period, [this] { sample_memory(); }, 0);
 }
 
@@ -24,8 +24,9 @@ const AppRecord* ControlPlane::app(const std::string& id) const {
 // ---------------------------------------------------------------- apps manager
 
 void ControlPlane::deploy(const AppSpec& spec) {
-  if (exited_) {
-    trace_.record(exec_.now(), "deploy_ignored", {{"app", spec.id}, {"reason", "worker shut down"}});
+  if (exited_ || shutting_down_) {
+    trace_.record(exec_.now(), "deploy_ignored",
+                  {{"app", spec.id}, {"reason", exited_ ? "worker shut down" : "shutdown in progress"}});
     return;
   }
   auto [it, fresh] = apps_.try_emplace(spec.id);
@@ -49,7 +50,7 @@ void ControlPlane::deploy(const AppSpec& spec) {
 }
 
 void ControlPlane::next_deploy() {
-  if (deploy_lock_ || deploy_queue_.empty() || exited_) return;
+  if (deploy_lock_ || deploy_queue_.empty() || exited_ || shutting_down_) return;
   deploy_lock_ = true;  // deploys are serialised, as under the real lock
   const std::string id = deploy_queue_.front();
   deploy_queue_.pop_front();
@@ -57,10 +58,24 @@ void ControlPlane::next_deploy() {
   // demand is what lets a cold cluster scale up before admission runs.
   DemandId task = cluster_.submit(DemandKind::Task, id, "introspection " + id, cfg_.introspection_request,
                                   exec_.now());
+  introspection_of_[task] = id;
   trace_.record(exec_.now(), "introspection_submitted",
                 {{"app", id}, {"resources", cfg_.introspection_request.to_json()}});
+  // The resource check does not wait for the task to be placed: on a cold
+  // cluster it runs while the worker job the task triggered is in flight.
+  deploy_checking_ = id;
+  deploy_check_timer_ = exec_.after(cfg_.introspection_check_after, [this, id] { check_deploy(id); });
   place_pending();
-  exec_.after(cfg_.introspection_duration, [this, id, task] { finish_introspection(id, task); });
+}
+
+void ControlPlane::introspection_placed(const std::string& id, DemandId task) {
+  // The task runs only once it has a node; it holds its CPU until done.
+  exec_.after(cfg_.introspection_duration, [this, id, task] {
+    if (!introspection_of_.erase(task)) return;  // withdrawn by shutdown meanwhile
+    cluster_.withdraw(task);
+    trace_.record(exec_.now(), "introspection_done", {{"app", id}});
+    if (!exited_) place_pending();
+  });
 }
 
 ClusterGpuView ControlPlane::gpu_view() const {
@@ -91,10 +106,10 @@ AdmissionSnapshot ControlPlane::admission_snapshot() const {
   return s;
 }
 
-void ControlPlane::finish_introspection(const std::string& id, DemandId task) {
-  cluster_.withdraw(task);
+void ControlPlane::check_deploy(const std::string& id) {
   deploy_lock_ = false;
-  if (exited_) return;
+  deploy_check_timer_ = 0;
+  deploy_checking_.clear();
   AppRecord& app = apps_.at(id);
   if (app.deploy_cancelled) {
     trace_.record(exec_.now(), "deploy_cancelled", {{"app", id}, {"reason", "stopped before admission"}});
@@ -180,6 +195,8 @@ void ControlPlane::place_pending() {
     if (it == replica_of_.end()) {
       const Demand* d = cluster_.demand(p.demand);
       trace_.record(exec_.now(), "task_placed", {{"label", d ? d->label : ""}, {"node", p.node}});
+      auto task = introspection_of_.find(p.demand);
+      if (task != introspection_of_.end()) introspection_placed(task->second, p.demand);
       continue;
     }
     AppRecord& app = apps_.at(it->second.first);
@@ -197,10 +214,10 @@ void ControlPlane::replica_placed(AppRecord& app, ReplicaRecord& r, const Placem
   Json ev = {{"app", app.spec.id}, {"replica", cluster_.demand(p.demand)->label}, {"node", p.node},
              {"job", n->spec.slurm_job_id}, {"devices", devices},
              {"num_gpus", to_double(p.booked.get_amount(kGPU))}, {"vram_mb", p.vram_mb},
-             {"node_vram_available_mb", static_cast<std::int64_t>(n->available.get(kVramMB))}};
+             {"node_vram_available_mb", p.node_vram_available_after}};
   if (p.vram_device >= 0) {
     const auto& dev = n->devices()[p.vram_device];
-    ev["device_vram_booked_mb"] = dev.vram_booked_mb;
+    ev["device_vram_booked_mb"] = p.device_vram_booked_after;
     ev["device_vram_total_mb"] = dev.total_vram_mb;
     ev["device_overbooked"] = p.device_overbooked;
   }
@@ -208,7 +225,7 @@ void ControlPlane::replica_placed(AppRecord& app, ReplicaRecord& r, const Placem
   if (p.device_overbooked)
     trace_.record(exec_.now(), "device_vram_overbooked",
                   {{"node", p.node}, {"device", p.vram_device}, {"app", app.spec.id},
-                   {"booked_mb", n->devices()[p.vram_device].vram_booked_mb},
+                   {"booked_mb", p.device_vram_booked_after},
                    {"total_mb", n->devices()[p.vram_device].total_vram_mb}});
   ReplicaStart launch{n->spec.slurm_job_id, app.spec.id, cluster_.demand(p.demand)->label,
                       p.vram_mb, r.device, app.spec.kind};
@@ -227,12 +244,15 @@ void ControlPlane::replica_placed(AppRecord& app, ReplicaRecord& r, const Placem
 }
 
 void ControlPlane::replica_started(DemandId demand, const std::string& app_id, const NodeId& node) {
-  Duration delay = 0;
+  // The node creates the app's runtime env once; every replica placed there
+  // before it exists waits for that same install, then initialises.
   const auto key = std::make_pair(node, app_id);
-  if (!runtime_env_ready_.count(key)) {
-    delay += cfg_.runtime_env_install.sample(rng_.stream("replica.runtime_env"));
-    runtime_env_ready_.insert(key);
-  }
+  auto env = runtime_env_ready_at_.find(key);
+  if (env == runtime_env_ready_at_.end())
+    env = runtime_env_ready_at_
+              .emplace(key, exec_.now() + cfg_.runtime_env_install.sample(rng_.stream("replica.runtime_env")))
+              .first;
+  Duration delay = std::max<Duration>(0, env->second - exec_.now());
   delay += cfg_.replica_init.sample(rng_.stream("replica.init"));
   exec_.after(delay, [this, demand, app_id] {
     auto it = replica_of_.find(demand);
@@ -351,6 +371,16 @@ StatusSample ControlPlane::status_sample() const {
     s.workers.push_back(w);
   }
   return s;
+}
+
+void ControlPlane::schedule_tick(Duration delay) {
+  monitor_timer_ = exec_.after(delay, [this] {
+    monitor_timer_ = 0;
+    if (exited_ || shutting_down_) return;
+    tick();
+    // The loop sleeps `tick` after each pass's work.
+    schedule_tick(cfg_.monitor_tick + cfg_.monitor_work.sample(rng_.stream("monitor.work")));
+  });
 }
 
 void ControlPlane::tick() {
@@ -555,11 +585,33 @@ void ControlPlane::call_app(const std::string& app_id, const Json& payload) {
 // -------------------------------------------------------------------- shutdown
 
 void ControlPlane::shutdown(std::function<void()> done) {
-  if (exited_) return;
-  trace_.record(exec_.now(), "shutdown_started", {});
+  if (exited_ || shutting_down_) return;
   shutting_down_ = true;
-  // No scale-up while draining: replicas of stopped nodes go back to pending.
-  monitor_.cancel();
+  trace_.record(exec_.now(), "shutdown_started", {});
+  // No scale-up while draining.
+  if (monitor_timer_) exec_.cancel(monitor_timer_);
+  monitor_timer_ = 0;
+  // Queued deploys never start; a deploy in introspection is cancelled at its
+  // resource check.
+  if (deploy_check_timer_) {
+    exec_.cancel(deploy_check_timer_);
+    deploy_check_timer_ = 0;
+    deploy_lock_ = false;
+    trace_.record(exec_.now(), "deploy_cancelled", {{"app", deploy_checking_}, {"reason", "shutdown began"}});
+    deploy_checking_.clear();
+  }
+  for (const auto& id : deploy_queue_)
+    trace_.record(exec_.now(), "deploy_cancelled", {{"app", id}, {"reason", "shutdown began"}});
+  deploy_queue_.clear();
+  // The worker undeploys its apps before it closes the workers.
+  for (auto& [id, app] : apps_) {
+    if (app.life.state() == AppState::Deleted) continue;
+    set_app_state(app, AppState::Deleting, "shutdown");
+    withdraw_replicas(app);
+    set_app_state(app, AppState::Deleted, "undeployed at shutdown");
+  }
+  for (const auto& [task, id] : introspection_of_) cluster_.withdraw(task);
+  introspection_of_.clear();
   if (creation_job_) {
     // The creation task is cancelled; its job is left to the sweep (if any).
     trace_.record(exec_.now(), "worker_creation_cancelled", {{"job", *creation_job_}});
@@ -577,7 +629,6 @@ void ControlPlane::shutdown(std::function<void()> done) {
 
   auto finish = [this, done] {
     exited_ = true;
-    monitor_.cancel();
     sampler_.cancel();
     shutdown_done_at_ = exec_.now();
     Json left = Json::array();

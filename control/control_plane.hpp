@@ -27,9 +27,13 @@ namespace vramsim {
 struct ControlConfig {
   bool slurm_mode = true;
   AutoscalerConfig autoscaler;
-  Duration monitor_tick = 10 * kSecond;
+  Duration monitor_tick = 10 * kSecond;   // the monitor loop's sleep after each pass
+  // Time one monitor pass takes before its sleep starts: passes begin every
+  // monitor_tick + work, never on an exact multiple of the tick.
+  LatencyModel monitor_work = LatencyModel::fixed(5 * kMillisecond);
   Duration creation_poll = 5 * kSecond;
-  Duration introspection_duration = 15 * kSecond;
+  Duration introspection_duration = 15 * kSecond;  // the task's run time once placed on a node
+  Duration introspection_check_after = 15 * kSecond;  // submission to the resource check
   ResourceSet introspection_request{{kCPU, 1.0}};
   Duration grace_period = 60 * kSecond;   // each graceful-stop step's limit
   Duration stop_poll = 3 * kSecond;
@@ -90,6 +94,7 @@ class ControlPlane final : public BackendListener {
   const std::map<std::string, AppRecord>& apps() const { return apps_; }
   const AppRecord* app(const std::string& id) const;
   bool shut_down() const { return exited_; }
+  bool shutting_down() const { return shutting_down_; }
   std::optional<SimTime> shutdown_done_at() const { return shutdown_done_at_; }
   const ControlConfig& config() const { return cfg_; }
   const PolicySet& policies() const { return policies_; }
@@ -97,7 +102,8 @@ class ControlPlane final : public BackendListener {
  private:
   // Apps manager.
   void next_deploy();
-  void finish_introspection(const std::string& app_id, DemandId task);
+  void check_deploy(const std::string& app_id);
+  void introspection_placed(const std::string& app_id, DemandId task);
   ClusterGpuView gpu_view() const;
   AdmissionSnapshot admission_snapshot() const;
   void place_pending();
@@ -110,6 +116,7 @@ class ControlPlane final : public BackendListener {
   void withdraw_replicas(AppRecord& app);
 
   // SLURM workers monitor.
+  void schedule_tick(Duration delay);
   void tick();
   StatusSample status_sample() const;
   int worker_jobs() const;
@@ -131,18 +138,24 @@ class ControlPlane final : public BackendListener {
   std::map<std::string, AppRecord> apps_;
   std::deque<std::string> deploy_queue_;
   bool deploy_lock_ = false;
+  std::string deploy_checking_;    // the deploy holding the lock, until its resource check
+  TimerId deploy_check_timer_ = 0;
   std::map<DemandId, std::pair<std::string, std::size_t>> replica_of_;  // demand -> (app, index)
-  std::set<std::pair<NodeId, std::string>> runtime_env_ready_;          // (node, app)
+  // (node, app) -> when that node's runtime env for the app exists; replicas
+  // placed there before then wait for the same install.
+  std::map<std::pair<NodeId, std::string>, SimTime> runtime_env_ready_at_;
+  std::map<DemandId, std::string> introspection_of_;  // task -> app
 
-  Executor::Periodic monitor_, sampler_;
+  TimerId monitor_timer_ = 0;
+  Executor::Periodic sampler_;
   std::deque<StatusSample> history_;
   std::optional<std::string> creation_job_;
   bool creation_submitting_ = false;  // sbatch not answered yet
-  bool shutting_down_ = false;
   std::uint64_t calls_ = 0;
   std::optional<SimTime> last_scale_up_;
-  SimTime last_scale_down_check_ = 0;
+  std::optional<SimTime> last_scale_down_check_;  // none: never, as the epoch is for the real loop
   std::map<std::string, std::string> deletions_;  // node -> job being stopped
+  bool shutting_down_ = false;  // shutdown began: no deploy, introspection or admission starts
   bool exited_ = false;
   std::optional<SimTime> shutdown_done_at_;
 };

@@ -195,6 +195,10 @@ std::vector<Placement> ClusterState::schedule_pending() {
     }
     p->demand = d.id;
     book(*p);
+    if (const Node* n = node(p->node)) {
+      p->node_vram_available_after = static_cast<std::int64_t>(n->available.get(kVramMB));
+      if (p->vram_device >= 0) p->device_vram_booked_after = n->devices()[p->vram_device].vram_booked_mb;
+    }
     placed_[d.id] = *p;
     made.push_back(*p);
     it = pending_.erase(it);

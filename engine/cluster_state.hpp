@@ -80,6 +80,10 @@ struct Placement {
   int vram_device = -1;         // device the VRAM_MB booking is attributed to
   std::int64_t vram_mb = 0;
   bool device_overbooked = false;  // per-device VRAM booked beyond its total
+  // The node and device right after booking this placement (not after the
+  // whole batch), as a reader of one placement needs them.
+  std::int64_t node_vram_available_after = 0;
+  std::int64_t device_vram_booked_after = 0;
 };
 
 class ClusterState {

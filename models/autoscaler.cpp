@@ -27,7 +27,8 @@ bool is_idle(const WorkerUsage& w) {
 
 ScaleDecision decide_scale_down(const AutoscalerSnapshot& s, const AutoscalerConfig& cfg) {
   ScaleDecision d;
-  if (!s.history || s.now - s.last_scale_down_check <= cfg.scale_down_check_interval ||
+  const bool due = !s.last_scale_down_check || s.now - *s.last_scale_down_check > cfg.scale_down_check_interval;
+  if (!s.history || !due ||
       s.worker_jobs <= cfg.min_workers) {
     d.note = "scale-down not due";
     return d;

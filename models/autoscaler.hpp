@@ -40,7 +40,9 @@ struct AutoscalerSnapshot {
   std::vector<ResourceSet> actors, tasks, jobs;
   bool creation_in_flight = false;
   std::optional<SimTime> last_scale_up;
-  SimTime last_scale_down_check = 0;
+  // None: never checked (the real loop's last-check time starts at the
+  // epoch), so the first tick checks.
+  std::optional<SimTime> last_scale_down_check;
   int worker_jobs = 0;   // squeue jobs minus deletions in progress
   std::vector<WorkerUsage> workers;       // current status
   const std::deque<StatusSample>* history = nullptr;

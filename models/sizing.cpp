@@ -2,10 +2,20 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "models/registry.hpp"
 
 namespace vramsim {
+
+double python_round2(double x) {
+  // Python's round(x, 2) rounds the exact binary value of the double x (not
+  // the rational it came from) to two decimals, half to even, then reads the
+  // decimal back. glibc's printf converts exactly and rounds the same way.
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f", x);
+  return std::strtod(buf, nullptr);
+}
 
 SizingResult size_gpu(const SizingRequest& req, const ClusterGpuView& view, bool take_vram_branch) {
   SizingResult r;
@@ -32,10 +42,7 @@ SizingResult size_gpu(const SizingRequest& req, const ClusterGpuView& view, bool
     return r;
   }
   if (view.min_gpu_total_mb && *view.min_gpu_total_mb > 0) {
-    // Python's round(): ties go to the even digit (5120/40960 -> 0.12). Both
-    // sizes are integers, so gmb*100/min is exact at a tie.
-    const double f =
-        std::nearbyint(static_cast<double>(gmb) * 100.0 / static_cast<double>(*view.min_gpu_total_mb)) / 100.0;
+    const double f = python_round2(static_cast<double>(gmb) / static_cast<double>(*view.min_gpu_total_mb));
     if (f > kFractionGrace) {
       char buf[256];
       std::snprintf(buf, sizeof buf,

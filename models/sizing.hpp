@@ -43,6 +43,9 @@ class SizingPolicy {
   virtual double sum_num_gpus(const std::vector<std::pair<double, int>>& per_replica) const = 0;
 };
 
+// Python's round(x, 2) on a double: the fraction branch's rounding.
+double python_round2(double x);
+
 // Shared by the variants: everything but the VRAM-branch condition.
 SizingResult size_gpu(const SizingRequest& req, const ClusterGpuView& view, bool take_vram_branch);
 

@@ -94,6 +94,7 @@ Json get_cluster_state(const ClusterState& cluster, SimTime now, const StatusOpt
   Json nodes = Json::object();
   Rollup r;
   for (const Node* n : cluster.alive_nodes()) {
+    if (opts.exclude_head_node && n->spec.head) continue;
     const ResourceSet& total = n->total();
     auto used = [&](const std::string& k) {
       return total.get_amount(k) - n->available.get_amount(k);

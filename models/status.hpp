@@ -19,6 +19,9 @@ namespace vramsim {
 struct StatusOptions {
   bool slurm_mode = true;                   // adds cluster.pending_resources
   Duration observed_max_age = 30 * kSecond; // older driver samples read as "NA"
+  // Leaves the head out of nodes and rollup, as the real status does in
+  // SLURM mode (where the head runs no work).
+  bool exclude_head_node = false;
 };
 
 // {"nodes": {<node id>: {...}, ...}, "cluster": {...}}; alive nodes only, in

@@ -223,36 +223,168 @@ AppSpec parse_app(Obj& o, const AppSpec* base) {
   return a;
 }
 
-void check_expectation(const Json& e, const std::string& path, const std::string& file) {
+const std::vector<std::string> kAppStates = {"NOT_STARTED", "DEPLOYING", "RUNNING", "DEPLOY_FAILED",
+                                              "UNHEALTHY", "DELETING", "DELETED"};
+const std::vector<std::string> kMetrics = {"jobs_submitted", "jobs_cancelled", "jobs_left", "jobs_timeout",
+                                           "orphaned_job_seconds", "scale_ups", "scale_downs",
+                                           "device_overbookings", "sbatch_refusals", "pending_forever"};
+const std::vector<std::string> kInvariants = {"max_worker_jobs", "device_vram_within_total",
+                                              "no_jobs_after_shutdown"};
+
+std::string one_of(const std::vector<std::string>& names) {
+  std::string s;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return s;
+}
+
+std::string enum_field(Obj& o, const std::string& key, const std::vector<std::string>& allowed,
+                       const std::string& what) {
+  const Json* v = o.get(key);
+  if (!v->is_string()) o.fail(o.at(key), "expected " + what + " (a string), got " + type_name(*v));
+  const std::string x = v->get<std::string>();
+  if (std::find(allowed.begin(), allowed.end(), x) == allowed.end())
+    o.fail(o.at(key), "expected " + what + ": " + one_of(allowed) + "; got \"" + x + "\"");
+  return x;
+}
+
+std::optional<std::string> opt_string(Obj& o, const std::string& key) {
+  if (!o.has(key)) { o.get(key); return std::nullopt; }
+  return o.string(key, "");
+}
+
+std::optional<double> opt_number(Obj& o, const std::string& key) {
+  const Json* v = o.get(key);
+  if (!v) return std::nullopt;
+  if (!v->is_number() || !std::isfinite(v->get<double>()))
+    o.fail(o.at(key), "expected a number, got " + std::string(type_name(*v)));
+  return v->get<double>();
+}
+
+Json object_field(Obj& o, const std::string& key) {
+  const Json* v = o.get(key);
+  if (!v->is_object()) o.fail(o.at(key), "expected an object, got " + std::string(type_name(*v)));
+  return *v;
+}
+
+EventPattern parse_pattern(const Json& j, const std::string& path, const std::string& file) {
+  Obj o(j, path, file);
+  EventPattern p;
+  if (!o.has("event")) o.fail(o.at("event"), "expected an event kind (a string)");
+  p.event = o.string("event", "");
+  if (p.event.empty()) o.fail(o.at("event"), "expected a non-empty event kind");
+  if (o.has("match")) p.match = object_field(o, "match");
+  o.finish();
+  return p;
+}
+
+// Reads and type-checks one expectation; every field is checked here, once,
+// so that a run never meets a value of the wrong type.
+Expectation parse_expectation(const Json& e, const std::string& path, const std::string& file,
+                              const std::map<std::string, AppSpec>& apps) {
   Obj o(e, path, file);
-  static const std::set<std::string> fields = {"name", "app", "state", "within", "at_end", "admitted",
-                                               "message", "message_contains", "reservation", "event",
-                                               "match", "count", "min_count", "max_count", "metric",
-                                               "equals", "min", "max"};
+  Expectation x;
+  x.json_path = path;
+  static const std::vector<std::pair<const char*, Expectation::Kind>> kinds = {
+      {"app", Expectation::Kind::App},
+      {"event", Expectation::Kind::Event},
+      {"metric", Expectation::Kind::Metric},
+      {"invariant", Expectation::Kind::Invariant},
+      {"status_line", Expectation::Kind::StatusLine}};
+  int n_kinds = 0;
+  for (const auto& [key, kind] : kinds)
+    if (o.has(key)) { x.kind = kind; ++n_kinds; }
+  if (n_kinds != 1)
+    o.fail(path, std::string(n_kinds == 0 ? "an expectation needs" : "an expectation takes exactly") +
+                     " one of \"app\", \"event\", \"metric\", \"invariant\" or \"status_line\"");
+  x.name = o.string("name", "");
+  // The fields each kind takes; any other field is refused by name.
+  std::vector<std::string> fields = {"name"};
+  auto takes = [&](std::initializer_list<const char*> keys) { fields.insert(fields.end(), keys.begin(), keys.end()); };
+  if (o.has("within")) x.within = o.duration("within", 0);
+  switch (x.kind) {
+    case Expectation::Kind::App: {
+      takes({"app", "state", "within", "at_end", "admitted", "message", "message_contains", "reservation"});
+      x.app = o.string("app", "");
+      if (!apps.count(x.app)) o.fail(o.at("app"), "unknown app '" + x.app + "' (declare it in $.apps)");
+      if (o.has("state")) x.state = enum_field(o, "state", kAppStates, "an app state");
+      x.at_end = o.boolean("at_end", false);
+      if (o.has("admitted")) x.admitted = o.boolean("admitted", false);
+      x.message = opt_string(o, "message");
+      x.message_contains = opt_string(o, "message_contains");
+      if (x.message && x.message_contains)
+        o.fail(o.at("message_contains"), "expected one of \"message\" or \"message_contains\", not both");
+      if (o.has("reservation")) x.reservation = object_field(o, "reservation");
+      if (!x.state && !x.admitted && !x.message && !x.message_contains && !x.reservation)
+        o.fail(path, "an app expectation must check something: give \"state\", \"admitted\", \"message\", "
+                     "\"message_contains\" or \"reservation\"");
+      if (x.within && !x.state) o.fail(o.at("within"), "\"within\" needs \"state\" (the state to reach in time)");
+      if (o.has("at_end") && !x.state) o.fail(o.at("at_end"), "\"at_end\" needs \"state\"");
+      if (!x.within && o.has("at_end") && !x.at_end)
+        o.fail(o.at("at_end"), "\"at_end\": false needs \"within\" (else the state is checked nowhere)");
+      if (!x.within) x.at_end = true;  // a state with no deadline is the final state
+      break;
+    }
+    case Expectation::Kind::Event: {
+      takes({"event", "match", "within", "after", "before", "count", "min_count", "max_count"});
+      x.pattern.event = o.string("event", "");
+      if (x.pattern.event.empty()) o.fail(o.at("event"), "expected a non-empty event kind");
+      if (o.has("match")) x.pattern.match = object_field(o, "match");
+      if (o.has("after")) x.after = parse_pattern(*o.get("after"), o.at("after"), file);
+      if (o.has("before")) x.before = parse_pattern(*o.get("before"), o.at("before"), file);
+      if (x.after && x.before) o.fail(o.at("before"), "expected one of \"after\" or \"before\", not both");
+      if (x.before && x.within)
+        o.fail(o.at("within"), "\"within\" does not apply with \"before\" (use \"after\" for a deadline)");
+      const bool count = o.has("count"), lo = o.has("min_count"), hi = o.has("max_count");
+      if (count && (lo || hi))
+        o.fail(o.at("count"), "expected \"count\" alone, or \"min_count\" and/or \"max_count\"");
+      if (count) x.min_count = x.max_count = o.integer("count", 0, 0);
+      if (hi) { x.max_count = o.integer("max_count", 0, 0); x.min_count = 0; }
+      if (lo) x.min_count = o.integer("min_count", 0, 0);
+      if (x.min_count > x.max_count)
+        o.fail(o.at("max_count"), "expected max_count >= min_count (" + std::to_string(x.min_count) + "), got " +
+                                      std::to_string(x.max_count));
+      break;
+    }
+    case Expectation::Kind::Metric: {
+      takes({"metric", "equals", "min", "max"});
+      x.metric = enum_field(o, "metric", kMetrics, "a metric");
+      x.equals = opt_number(o, "equals");
+      x.min = opt_number(o, "min");
+      x.max = opt_number(o, "max");
+      if (!x.equals && !x.min && !x.max)
+        o.fail(path, "a metric expectation must compare: give \"equals\", \"min\" or \"max\"");
+      if (x.min && x.max && *x.min > *x.max) o.fail(o.at("max"), "expected max >= min");
+      break;
+    }
+    case Expectation::Kind::Invariant: {
+      takes({"invariant", "max"});
+      x.invariant = enum_field(o, "invariant", kInvariants, "an invariant");
+      if (x.invariant == "max_worker_jobs") {
+        if (!o.has("max")) o.fail(o.at("max"), "max_worker_jobs needs \"max\", a non-negative integer");
+        x.max = static_cast<double>(o.integer("max", 0, 0));
+      }
+      break;
+    }
+    case Expectation::Kind::StatusLine: {
+      takes({"status_line"});
+      Obj so(*o.get("status_line"), o.at("status_line"), file);
+      x.node = so.string("node", "");
+      if (x.node.empty()) so.fail(so.at("node"), "expected a node id such as \"node-1\" (a string)");
+      x.contains = so.string("contains", "");
+      if (x.contains.empty()) so.fail(so.at("contains"), "expected the text the line must contain (a string)");
+      if (!so.has("at")) so.fail(so.at("at"), "expected the time of the status, such as \"200s\"");
+      x.at = so.duration("at", 0);
+      so.finish();
+      break;
+    }
+  }
   for (auto it = e.begin(); it != e.end(); ++it)
-    if (!fields.count(it.key()))
-      o.fail(o.at(it.key()), "unknown field in an expectation (expected one of: app, state, within, at_end, "
-                             "admitted, message, message_contains, reservation, event, match, count, "
-                             "min_count, max_count, metric, equals, min, max, name)");
-  if (!e.contains("app") && !e.contains("event") && !e.contains("metric"))
-    o.fail(path, "an expectation needs one of \"app\", \"event\" or \"metric\"");
-  if (e.contains("within")) o.parse_duration_value(e["within"], o.at("within"));
-  if (e.contains("state")) {
-    static const std::set<std::string> states = {"NOT_STARTED", "DEPLOYING", "RUNNING", "DEPLOY_FAILED",
-                                                 "UNHEALTHY", "DELETING", "DELETED"};
-    if (!e["state"].is_string() || !states.count(e["state"].get<std::string>()))
-      o.fail(o.at("state"), "expected an app state: NOT_STARTED, DEPLOYING, RUNNING, DEPLOY_FAILED, "
-                            "UNHEALTHY, DELETING or DELETED");
-  }
-  if (e.contains("metric")) {
-    static const std::set<std::string> metrics = {"jobs_submitted", "jobs_cancelled", "jobs_left",
-                                                  "jobs_timeout", "orphaned_job_seconds", "scale_ups",
-                                                  "scale_downs", "device_overbookings"};
-    if (!e["metric"].is_string() || !metrics.count(e["metric"].get<std::string>()))
-      o.fail(o.at("metric"), "expected one of: jobs_submitted, jobs_cancelled, jobs_left, jobs_timeout, "
-                             "orphaned_job_seconds, scale_ups, scale_downs, device_overbookings");
-  }
-  if (e.contains("match") && !e["match"].is_object()) o.fail(o.at("match"), "expected an object");
+    if (std::find(fields.begin(), fields.end(), it.key()) == fields.end())
+      o.fail(o.at(it.key()), "field does not apply to this kind of expectation (expected one of: " +
+                                 one_of(fields) + ")");
+  o.finish();
+  return x;
 }
 
 }  // namespace
@@ -386,6 +518,7 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
     if (const Json* a = co.get("autoscaler")) {
       Obj ao(*a, co.at("autoscaler"), file);
       cc.monitor_tick = ao.duration("tick", cc.monitor_tick);
+      cc.monitor_work = parse_latency(ao, "tick_work", cc.monitor_work);
       as.scale_up_cooldown = ao.duration("scale_up_cooldown", as.scale_up_cooldown);
       as.scale_down_check_interval = ao.duration("scale_down_check_interval", as.scale_down_check_interval);
       as.scale_down_threshold = ao.duration("scale_down_threshold", as.scale_down_threshold);
@@ -398,6 +531,7 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
     if (const Json* in = co.get("introspection")) {
       Obj io(*in, co.at("introspection"), file);
       cc.introspection_duration = io.duration("duration", cc.introspection_duration);
+      cc.introspection_check_after = io.duration("check_after", cc.introspection_check_after);
       cc.introspection_request = ResourceSet{};
       cc.introspection_request.set(kCPU, io.number("cpus", 1.0));
       io.finish();
@@ -486,11 +620,7 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
   if (const Json* ex = root.get("expect")) {
     if (!ex->is_array()) root.fail(root.at("expect"), "expected an array of expectations");
     for (std::size_t i = 0; i < ex->size(); ++i) {
-      const std::string path = "$.expect[" + std::to_string(i) + "]";
-      check_expectation((*ex)[i], path, file);
-      if ((*ex)[i].contains("app") && !by_id.count((*ex)[i]["app"].get<std::string>()))
-        root.fail(path + ".app", "unknown app '" + (*ex)[i]["app"].get<std::string>() + "'");
-      s.expectations.push_back({(*ex)[i], path});
+      s.expectations.push_back(parse_expectation((*ex)[i], "$.expect[" + std::to_string(i) + "]", file, by_id));
     }
   }
   root.finish();

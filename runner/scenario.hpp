@@ -57,9 +57,48 @@ struct ScenarioAction {
   std::string json_path;                // where the action sits, for messages
 };
 
+// An event kind and the fields it must carry (a subset match).
+struct EventPattern {
+  std::string event;
+  Json match = Json::object();
+};
+
+// One entry of $.expect, type-checked at load. Exactly one kind; each kind
+// checks at least one thing (docs/scenario-format.md, "expect").
 struct Expectation {
-  Json spec;              // the expectation object as written
+  enum class Kind { App, Event, Metric, Invariant, StatusLine };
+  Kind kind = Kind::App;
   std::string json_path;  // "$.expect[2]"
+  std::string name;       // optional label printed with the result
+  std::optional<Duration> within;
+
+  // App: the app's state (reached within `within` of its first deploy
+  // request, and/or held at the end), admission, message, reservation.
+  std::string app;
+  std::optional<std::string> state;
+  bool at_end = false;
+  std::optional<bool> admitted;
+  std::optional<std::string> message, message_contains;
+  std::optional<Json> reservation;
+
+  // Event: how many events match, counted from the run start (up to
+  // `within`), after the first `after` event (up to `within` later), or
+  // before the first `before` event.
+  EventPattern pattern;
+  std::optional<EventPattern> after, before;
+  std::int64_t min_count = 1, max_count = INT64_MAX;
+
+  // Metric: a run metric compared with equals/min/max.
+  std::string metric;
+  std::optional<double> equals, min, max;
+
+  // Invariant: checked at every trace event of the run. max_worker_jobs uses
+  // `max` as the bound.
+  std::string invariant;
+
+  // Status line: the CLI status line of `node` at time `at` contains the text.
+  std::string node, contains;
+  SimTime at = 0;
 };
 
 struct Scenario {

@@ -89,12 +89,88 @@ void add_head_node(ClusterState& cluster, TraceRecorder& trace, const Scenario& 
 
 namespace {
 
-ExpectationResult check_app(const Expectation& ex, const RunResult&, const World& w,
-                            const std::vector<TraceEvent>& events) {
-  const Json& e = ex.spec;
+// Watches every trace event as it is recorded: the invariants of the
+// expectations, and the time registered workers spend with nothing placed.
+class RunWatcher final : public TraceSink {
+ public:
+  RunWatcher(const World& w, const std::vector<const Expectation*>& invariants) : w_(w) {
+    for (const Expectation* e : invariants) checks_.push_back(Check{e, std::nullopt, 0});
+  }
+  struct Check {
+    const Expectation* ex = nullptr;
+    std::optional<std::string> violation;  // the first one
+    std::int64_t worst = 0;                // max_worker_jobs: most jobs seen
+  };
+  void write(const TraceEvent& ev) override {
+    idle_node_seconds_ += to_seconds(ev.t - last_t_) * static_cast<double>(idle_nodes_);
+    last_t_ = ev.t;
+    idle_nodes_ = 0;
+    for (const Node* n : w_.cluster.alive_nodes())
+      if (!n->spec.head && n->available == n->total()) ++idle_nodes_;
+    if (ev.kind == "shutdown_done") shutdown_done_ = true;
+    for (auto& c : checks_) check(c, ev);
+  }
+  // The end of the run counts as one more event.
+  void finish(SimTime end) { write(TraceEvent{end, "run_end", Json::object()}); }
+  const std::vector<Check>& checks() const { return checks_; }
+  bool shutdown_done() const { return shutdown_done_; }
+  double idle_node_seconds() const { return idle_node_seconds_; }
+
+ private:
+  void check(Check& c, const TraceEvent& ev) {
+    const std::string at = " at " + format_seconds(ev.t) + " s (" + ev.kind + ")";
+    auto violate = [&](const std::string& what) { if (!c.violation) c.violation = what + at; };
+    if (c.ex->invariant == "max_worker_jobs") {
+      std::int64_t live = 0;
+      for (const auto& [id, j] : w_.backend.jobs())
+        if (!is_terminal(j.life.state())) ++live;
+      c.worst = std::max(c.worst, live);
+      if (static_cast<double>(live) > *c.ex->max) violate(std::to_string(live) + " worker jobs");
+    } else if (c.ex->invariant == "device_vram_within_total") {
+      for (const Node* n : w_.cluster.alive_nodes())
+        for (const auto& d : n->devices())
+          if (d.vram_booked_mb > d.total_vram_mb)
+            violate(n->id + " device " + std::to_string(d.index) + " booked " + std::to_string(d.vram_booked_mb) +
+                    "/" + std::to_string(d.total_vram_mb) + " MB");
+    } else if (c.ex->invariant == "no_jobs_after_shutdown" && shutdown_done_) {
+      std::string left;
+      for (const auto& [id, j] : w_.backend.jobs())
+        if (!is_terminal(j.life.state())) left += (left.empty() ? "" : ", ") + id;
+      if (!left.empty()) violate("job(s) " + left + " still queued or running after shutdown");
+    }
+  }
+  const World& w_;
+  std::vector<Check> checks_;
+  SimTime last_t_ = 0;
+  std::size_t idle_nodes_ = 0;
+  double idle_node_seconds_ = 0;
+  bool shutdown_done_ = false;
+};
+
+ExpectationResult invariant_result(const RunWatcher::Check& c, const RunWatcher& watcher) {
   ExpectationResult r;
-  r.path = ex.json_path;
-  const std::string app_id = e["app"].get<std::string>();
+  const Expectation& e = *c.ex;
+  r.path = e.json_path;
+  r.name = e.name;
+  if (e.invariant == "max_worker_jobs") {
+    r.description = "at every event, at most " + format_number(*e.max) + " worker job(s) queued or running";
+    r.why = c.violation ? *c.violation : "at most " + std::to_string(c.worst) + " seen";
+  } else if (e.invariant == "device_vram_within_total") {
+    r.description = "at every event, VRAM booked on each device <= the device's VRAM";
+    r.why = c.violation.value_or("");
+  } else {
+    r.description = "no worker job queued or running after shutdown";
+    r.why = c.violation.value_or(watcher.shutdown_done() ? "" : "the run never completed a shutdown");
+  }
+  r.held = !c.violation && (e.invariant != "no_jobs_after_shutdown" || watcher.shutdown_done());
+  return r;
+}
+
+ExpectationResult check_app(const Expectation& e, const World& w, const std::vector<TraceEvent>& events) {
+  ExpectationResult r;
+  r.path = e.json_path;
+  r.name = e.name;
+  const std::string& app_id = e.app;
   const AppRecord* app = w.control.app(app_id);
   std::vector<std::string> parts, fails;
   auto first_event = [&](const std::string& kind) -> const TraceEvent* {
@@ -102,12 +178,10 @@ ExpectationResult check_app(const Expectation& ex, const RunResult&, const World
       if (ev.kind == kind && ev["app"] == app_id) return &ev;
     return nullptr;
   };
-  if (e.contains("state")) {
-    const std::string want = e["state"].get<std::string>();
-    if (e.contains("within")) {
-      const Duration within = *parse_duration(e["within"].is_string() ? e["within"].get<std::string>()
-                                                                      : format_duration(seconds(e["within"].get<double>())));
-      parts.push_back(want + " within " + format_duration(within));
+  if (e.state) {
+    const std::string& want = *e.state;
+    if (e.within) {
+      parts.push_back(want + " within " + format_duration(*e.within));
       const TraceEvent* req = first_event("deploy_requested");
       std::optional<SimTime> reached;
       for (const auto& ev : events)
@@ -115,41 +189,41 @@ ExpectationResult check_app(const Expectation& ex, const RunResult&, const World
       if (!req) fails.push_back("the app was never deployed");
       else if (!reached) fails.push_back("never reached " + want + " (final state " +
                                          (app ? name(app->life.state()) : "unknown") + ")");
-      else if (*reached - req->t > within)
+      else if (*reached - req->t > *e.within)
         fails.push_back("reached " + want + " after " + format_seconds(*reached - req->t) + " s");
-    } else {
+    }
+    if (e.at_end) {
       parts.push_back("final state " + want);
       const std::string got = app ? name(app->life.state()) : "NOT_STARTED";
       if (got != want) fails.push_back("final state is " + got);
     }
   }
-  if (e.contains("admitted")) {
-    const bool want = e["admitted"].get<bool>();
+  if (e.admitted) {
+    const bool want = *e.admitted;
     parts.push_back(want ? "admitted" : "rejected");
     const TraceEvent* adm = first_event("admission");
     if (!adm) fails.push_back("no admission decision was made");
     else if ((*adm)["admitted"].get<bool>() != want)
       fails.push_back(want ? "rejected: " + (*adm)["message"].get<std::string>() : "admitted (" + (*adm)["reason"].get<std::string>() + ")");
   }
-  if (e.contains("message") || e.contains("message_contains")) {
+  if (e.message || e.message_contains) {
     std::string msg;
     if (const TraceEvent* adm = first_event("admission")) msg = (*adm)["message"].get<std::string>();
     if (msg.empty())
       if (const TraceEvent* sz = first_event("sizing")) msg = (*sz)["error"].get<std::string>();
-    if (e.contains("message")) {
-      parts.push_back("message \"" + e["message"].get<std::string>() + "\"");
-      if (msg != e["message"].get<std::string>()) fails.push_back("message was \"" + msg + "\"");
+    if (e.message) {
+      parts.push_back("message \"" + *e.message + "\"");
+      if (msg != *e.message) fails.push_back("message was \"" + msg + "\"");
     } else {
-      parts.push_back("message containing \"" + e["message_contains"].get<std::string>() + "\"");
-      if (msg.find(e["message_contains"].get<std::string>()) == std::string::npos)
-        fails.push_back("message was \"" + msg + "\"");
+      parts.push_back("message containing \"" + *e.message_contains + "\"");
+      if (msg.find(*e.message_contains) == std::string::npos) fails.push_back("message was \"" + msg + "\"");
     }
   }
-  if (e.contains("reservation")) {
-    parts.push_back("reservation " + e["reservation"].dump());
+  if (e.reservation) {
+    parts.push_back("reservation " + e.reservation->dump());
     const TraceEvent* sz = first_event("sizing");
     if (!sz) fails.push_back("the app was never sized");
-    else if (!json_matches(e["reservation"], sz->fields))
+    else if (!json_matches(*e.reservation, sz->fields))
       fails.push_back("sized as num_gpus=" + (*sz)["num_gpus"].dump() + ", vram_mb=" + (*sz)["vram_mb"].dump() +
                       " (branch " + (*sz)["branch"].get<std::string>() + ")");
   }
@@ -160,48 +234,127 @@ ExpectationResult check_app(const Expectation& ex, const RunResult&, const World
   return r;
 }
 
-ExpectationResult check_event(const Expectation& ex, const std::vector<TraceEvent>& events) {
-  const Json& e = ex.spec;
+std::string describe(const EventPattern& p) {
+  return p.event + (p.match.empty() ? "" : " matching " + p.match.dump());
+}
+
+bool matches(const EventPattern& p, const TraceEvent& ev) {
+  return ev.kind == p.event && json_matches(p.match, ev.fields);
+}
+
+ExpectationResult check_event(const Expectation& e, const std::vector<TraceEvent>& events) {
   ExpectationResult r;
-  r.path = ex.json_path;
-  const std::string kind = e["event"].get<std::string>();
-  const Json match = e.value("match", Json::object());
-  std::optional<Duration> within;
-  if (e.contains("within"))
-    within = e["within"].is_string() ? *parse_duration(e["within"].get<std::string>()) : seconds(e["within"].get<double>());
-  long n = 0;
-  for (const auto& ev : events)
-    if (ev.kind == kind && json_matches(match, ev.fields) && (!within || ev.t <= *within)) ++n;
-  r.description = "event " + kind + (match.empty() ? "" : " matching " + match.dump()) +
-                  (within ? " within " + format_duration(*within) : "");
-  long lo = 1, hi = LONG_MAX;
-  if (e.contains("count")) lo = hi = e["count"].get<long>();
-  if (e.contains("min_count")) lo = e["min_count"].get<long>();
-  if (e.contains("max_count")) { hi = e["max_count"].get<long>(); if (!e.contains("min_count") && !e.contains("count")) lo = 0; }
+  r.path = e.json_path;
+  r.name = e.name;
+  r.description = "event " + describe(e.pattern);
+  // The window: trace positions [from, to) and times up to `until`.
+  std::size_t from = 0, to = events.size();
+  std::optional<SimTime> until = e.within;
+  std::string anchor_missing;
+  if (e.after) {
+    r.description += (e.within ? " within " + format_duration(*e.within) : std::string()) + " after the first " +
+                     describe(*e.after);
+    auto it = std::find_if(events.begin(), events.end(), [&](const TraceEvent& ev) { return matches(*e.after, ev); });
+    if (it == events.end()) {
+      anchor_missing = "no " + describe(*e.after) + " event";
+      from = to;
+    } else {
+      from = static_cast<std::size_t>(it - events.begin()) + 1;
+      if (e.within) until = it->t + *e.within;
+    }
+  } else if (e.before) {
+    r.description += " before the first " + describe(*e.before);
+    auto it = std::find_if(events.begin(), events.end(), [&](const TraceEvent& ev) { return matches(*e.before, ev); });
+    to = static_cast<std::size_t>(it - events.begin());
+  } else if (e.within) {
+    r.description += " within " + format_duration(*e.within);
+  }
+  std::int64_t n = 0;
+  std::optional<SimTime> first;
+  for (std::size_t i = from; i < to; ++i)
+    if (matches(e.pattern, events[i]) && (!until || events[i].t <= *until)) {
+      ++n;
+      if (!first) first = events[i].t;
+    }
+  const std::int64_t lo = e.min_count, hi = e.max_count;
   if (lo == hi) r.description += ", exactly " + std::to_string(lo);
-  else r.description += ", " + std::to_string(lo) + (hi == LONG_MAX ? "+" : ".." + std::to_string(hi));
+  else r.description += ", " + std::to_string(lo) + (hi == INT64_MAX ? "+" : ".." + std::to_string(hi));
   r.held = n >= lo && n <= hi;
-  r.why = "seen " + std::to_string(n) + " time(s)";
+  r.why = "seen " + std::to_string(n) + " time(s)" + (first ? ", first at " + format_seconds(*first) + " s" : "");
+  if (!anchor_missing.empty()) r.why += " (" + anchor_missing + ")";
   return r;
 }
 
-ExpectationResult check_metric(const Expectation& ex, const RunMetrics& m) {
-  const Json& e = ex.spec;
+ExpectationResult check_metric(const Expectation& e, const RunMetrics& m) {
   ExpectationResult r;
-  r.path = ex.json_path;
-  const std::string name = e["metric"].get<std::string>();
+  r.path = e.json_path;
+  r.name = e.name;
   const std::map<std::string, double> values = {
       {"jobs_submitted", m.jobs_submitted}, {"jobs_cancelled", m.jobs_cancelled}, {"jobs_left", m.jobs_left},
       {"jobs_timeout", m.jobs_timeout}, {"orphaned_job_seconds", m.orphaned_job_seconds},
-      {"scale_ups", m.scale_ups}, {"scale_downs", m.scale_downs}, {"device_overbookings", m.device_overbookings}};
-  const double v = values.at(name);
-  r.description = "metric " + name;
+      {"scale_ups", m.scale_ups}, {"scale_downs", m.scale_downs}, {"device_overbookings", m.device_overbookings},
+      {"sbatch_refusals", m.sbatch_refusals}, {"pending_forever", static_cast<double>(m.pending_forever)}};
+  const double v = values.at(e.metric);
+  r.description = "metric " + e.metric;
   r.held = true;
-  if (e.contains("equals")) { r.description += " == " + e["equals"].dump(); r.held = r.held && std::fabs(v - e["equals"].get<double>()) < 1e-9; }
-  if (e.contains("min")) { r.description += " >= " + e["min"].dump(); r.held = r.held && v >= e["min"].get<double>(); }
-  if (e.contains("max")) { r.description += " <= " + e["max"].dump(); r.held = r.held && v <= e["max"].get<double>(); }
+  if (e.equals) { r.description += " == " + format_number(*e.equals); r.held = r.held && std::fabs(v - *e.equals) < 1e-9; }
+  if (e.min) { r.description += " >= " + format_number(*e.min); r.held = r.held && v >= *e.min; }
+  if (e.max) { r.description += " <= " + format_number(*e.max); r.held = r.held && v <= *e.max; }
   r.why = "was " + format_number(v);
   return r;
+}
+
+// Demands still pending at the end, and why: pending forever when no node
+// that joined during the run could ever hold one (judged on its totals).
+std::vector<UnplacedDemand> unplaced_demands(const World& w, const std::vector<TraceEvent>& events) {
+  std::vector<const Node*> joined;
+  for (const auto& ev : events)
+    if (ev.kind == "node_registered")
+      if (const Node* n = w.cluster.node(ev["node"].get<std::string>())) joined.push_back(n);
+  // Refused worker jobs are why no bigger node ever joined.
+  int refused = 0;
+  std::string refusal;
+  for (const auto& ev : events)
+    if (ev.kind == "job_rejected" && refused++ == 0) refusal = ev["error"].get<std::string>();
+  std::vector<UnplacedDemand> out;
+  for (DemandKind kind : {DemandKind::Actor, DemandKind::Task})
+    for (const Demand* d : w.cluster.pending(kind)) {
+      UnplacedDemand u;
+      u.label = d->label;
+      u.app = d->owner;
+      u.request = d->request.to_json();
+      u.forever = std::none_of(joined.begin(), joined.end(),
+                               [&](const Node* n) { return n->total().contains(d->request); });
+      if (!u.forever) {
+        u.reason = "pending at the end: a node that joined could hold it, none had room";
+      } else {
+        // The resource no node offers enough of, else the best node's shortfall.
+        for (const auto& [k, amount] : d->request.amounts()) {
+          double largest = 0;
+          for (const Node* n : joined) largest = std::max(largest, n->total().get(k));
+          if (to_double(amount) > largest) {
+            u.reason = "pending forever: needs " + k + " " + format_number(to_double(amount)) +
+                       (largest > 0 ? ", largest node offers " + format_number(largest) : ", no node offers " + k);
+            break;
+          }
+        }
+        if (u.reason.empty()) {
+          // Each resource is somewhere, never all on one node: say what each lacks.
+          std::string lacks;
+          for (std::size_t i = 0; i < joined.size() && i < 3; ++i) {
+            std::string missing;
+            for (const auto& [k, amount] : d->request.amounts())
+              if (to_double(amount) > joined[i]->total().get(k)) missing += (missing.empty() ? "" : ", ") + k;
+            lacks += (i ? "; " : "") + joined[i]->id + " lacks " + missing;
+          }
+          if (joined.size() > 3) lacks += "; ...";
+          u.reason = "pending forever: no node that joined offers all of it (" + lacks + ")";
+        }
+        if (refused > 0) u.reason += "; sbatch refused " + std::to_string(refused) + " submission(s): " + refusal;
+      }
+      out.push_back(std::move(u));
+    }
+  return out;
 }
 
 }  // namespace
@@ -219,6 +372,11 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   World w(sc, seed, std::move(policies));
   auto memory = std::make_shared<MemorySink>();
   w.trace.add_sink(memory);
+  std::vector<const Expectation*> invariants;
+  for (const auto& ex : sc.expectations)
+    if (ex.kind == Expectation::Kind::Invariant) invariants.push_back(&ex);
+  auto watcher = std::make_shared<RunWatcher>(w, invariants);
+  w.trace.add_sink(watcher);
   if (!opt.trace_path.empty()) w.trace.add_sink(std::make_shared<JsonLinesSink>(opt.trace_path));
   w.trace.record(0, "run_started", {{"scenario", result.scenario}, {"seed", seed}, {"policies", policy_names}});
 
@@ -228,9 +386,9 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   }
   w.control.start();
 
-  const StatusOptions status_opts{sc.control.slurm_mode, 30 * kSecond};
+  const StatusOptions status_opts{sc.control.slurm_mode, 30 * kSecond, sc.control.slurm_mode};
   Json snapshots = Json::array();
-  auto take_status = [&](const std::string& source, const Json& expect, const std::string& path) {
+  auto take_status = [&](const std::string& source, const Json& expect, const std::string& path) -> Json {
     Json state = get_cluster_state(w.cluster, w.loop.now(), status_opts);
     auto lines = format_status_lines(state);
     result.status_lines.push_back("status at " + format_seconds(w.loop.now()) + " s (" + source + "): " +
@@ -249,7 +407,31 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
       r.why = got ? "was " + got->dump() : "no such field";
       result.expectations.push_back(r);
     }
+    return state;
   };
+  // Status-line expectations look at a status taken at their time.
+  std::map<const Expectation*, ExpectationResult> line_results;
+  for (const auto& ex : sc.expectations) {
+    if (ex.kind != Expectation::Kind::StatusLine) continue;
+    w.loop.at(ex.at, [&w, &ex, &take_status, &line_results] {
+      const Json state = take_status(ex.json_path, Json::object(), ex.json_path);
+      ExpectationResult r;
+      r.path = ex.json_path;
+      r.name = ex.name;
+      r.description = "status line of " + ex.node + " at " + format_seconds(ex.at) + " s contains \"" +
+                      ex.contains + "\"";
+      if (!state["nodes"].contains(ex.node)) {
+        r.why = "no node " + ex.node + " in the status";
+      } else {
+        Json one = state;
+        one["nodes"] = Json::object({{ex.node, state["nodes"][ex.node]}});
+        const std::string line = format_status_lines(one).front();
+        r.held = line.find(ex.contains) != std::string::npos;
+        r.why = "line was \"" + line + "\"";
+      }
+      line_results[&ex] = r;
+    });
+  }
 
   for (const auto& a : sc.actions) {
     w.loop.at(a.at, [&w, &sc, &a, &take_status] {
@@ -288,8 +470,14 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   w.loop.run(sc.horizon);
   timeline.cancel();
   const SimTime end = w.loop.now();
+  // What never found a node, said in the trace before the run ends.
+  result.unplaced = unplaced_demands(w, memory->events);
+  for (const auto& u : result.unplaced)
+    w.trace.record(end, "demand_unplaced", {{"label", u.label}, {"app", u.app}, {"request", u.request},
+                                            {"forever", u.forever}, {"reason", u.reason}});
   w.trace.record(end, "run_ended", {{"events", w.loop.events_run()}});
   w.trace.flush();
+  watcher->finish(end);
 
   // Metrics.
   RunMetrics& m = result.metrics;
@@ -303,7 +491,11 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
     if (ev.kind == "scale_down") ++m.scale_downs;
     if (ev.kind == "device_vram_overbooked") ++m.device_overbookings;
     if (ev.kind == "shutdown_done") m.jobs_left = static_cast<int>(ev["jobs_left"].size());
+    if (ev.kind == "job_rejected" && m.sbatch_refusals++ == 0) m.sbatch_error = ev["error"].get<std::string>();
   }
+  m.pending_forever = static_cast<std::size_t>(
+      std::count_if(result.unplaced.begin(), result.unplaced.end(), [](const auto& u) { return u.forever; }));
+  m.idle_node_seconds = watcher->idle_node_seconds();
   for (const auto& [id, j] : w.backend.jobs()) {
     if (j.life.state() == JobState::Cancelled) ++m.jobs_cancelled;
     if (j.life.state() == JobState::Timeout) ++m.jobs_timeout;
@@ -337,9 +529,29 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
       if (auto p = critical_path(memory->events, a.id)) result.critical_paths.push_back(*p);
 
   for (const auto& ex : sc.expectations) {
-    if (ex.spec.contains("app")) result.expectations.push_back(check_app(ex, result, w, memory->events));
-    else if (ex.spec.contains("event")) result.expectations.push_back(check_event(ex, memory->events));
-    else result.expectations.push_back(check_metric(ex, m));
+    switch (ex.kind) {
+      case Expectation::Kind::App: result.expectations.push_back(check_app(ex, w, memory->events)); break;
+      case Expectation::Kind::Event: result.expectations.push_back(check_event(ex, memory->events)); break;
+      case Expectation::Kind::Metric: result.expectations.push_back(check_metric(ex, m)); break;
+      case Expectation::Kind::Invariant:
+        for (const auto& c : watcher->checks())
+          if (c.ex == &ex) result.expectations.push_back(invariant_result(c, *watcher));
+        break;
+      case Expectation::Kind::StatusLine: {
+        auto it = line_results.find(&ex);
+        if (it != line_results.end()) {
+          result.expectations.push_back(it->second);
+        } else {
+          ExpectationResult r;
+          r.path = ex.json_path;
+          r.name = ex.name;
+          r.description = "status line of " + ex.node + " at " + format_seconds(ex.at) + " s";
+          r.why = "the run ended at " + format_seconds(end) + " s, before the status was due";
+          result.expectations.push_back(r);
+        }
+        break;
+      }
+    }
   }
   if (!opt.status_json_path.empty()) {
     std::ofstream out(opt.status_json_path, std::ios::trunc);
@@ -368,6 +580,12 @@ void print_summary(const RunResult& r, std::ostream& out) {
   else
     out << "no shutdown: " << m.jobs_left << " job(s) still queued or running at " << format_seconds(m.end_time)
         << " s\n";
+  if (m.sbatch_refusals > 0)
+    out << "sbatch refused " << m.sbatch_refusals << " submission(s): " << m.sbatch_error << "\n";
+  for (const auto& u : r.unplaced) out << "unplaced " << u.label << " " << u.request.dump() << ": " << u.reason << "\n";
+  if (!r.unplaced.empty() || m.sbatch_refusals > 0)
+    out << "idle allocation held meanwhile: " << format_number(std::round(m.idle_node_seconds))
+        << " node-s of registered workers with nothing placed\n";
   if (!r.status_lines.empty()) {
     out << "\n";
     for (const auto& l : r.status_lines) out << l << "\n";
@@ -379,12 +597,14 @@ void print_summary(const RunResult& r, std::ostream& out) {
   if (!r.expectations.empty()) {
     out << "\nexpectations:\n";
     for (const auto& e : r.expectations)
-      out << "  " << (e.held ? "held  " : "FAILED") << " " << e.path << " " << e.description
-          << (e.held ? "" : ": " + e.why) << "\n";
+      out << "  " << (e.held ? "held  " : "FAILED") << " " << e.path
+          << (e.name.empty() ? "" : " [" + e.name + "]") << " " << e.description << (e.held ? "" : ": " + e.why)
+          << "\n";
   }
 }
 
-void print_comparison(const std::vector<RunResult>& runs, std::ostream& out) {
+void print_comparison(const std::vector<RunResult>& runs, std::ostream& out,
+                      const std::vector<std::size_t>& required) {
   if (runs.empty()) return;
   const int w0 = 42, w = 28;
   out << "scenario " << runs.front().scenario << "  seed " << runs.front().seed << "\n\n";
@@ -418,6 +638,13 @@ void print_comparison(const std::vector<RunResult>& runs, std::ostream& out) {
     long held = std::count_if(r.expectations.begin(), r.expectations.end(), [](const auto& e) { return e.held; });
     return std::to_string(held) + "/" + std::to_string(r.expectations.size());
   });
+  for (std::size_t i : required) {
+    const RunResult& r = runs.at(i);
+    for (const auto& e : r.expectations)
+      if (!e.held)
+        out << "FAILED (" << r.policies << ") " << e.path << (e.name.empty() ? "" : " [" + e.name + "]") << " "
+            << e.description << ": " << e.why << "\n";
+  }
 }
 
 }  // namespace vramsim

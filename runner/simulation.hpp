@@ -25,6 +25,7 @@ struct RunOptions {
 
 struct ExpectationResult {
   std::string path;       // "$.expect[1]" or "$.actions[3].expect"
+  std::string name;       // the expectation's "name", if given
   std::string description;
   bool held = false;
   std::string why;        // what was observed
@@ -43,9 +44,21 @@ struct RunMetrics {
   int jobs_submitted = 0, jobs_cancelled = 0, jobs_timeout = 0, jobs_left = 0;
   double orphaned_job_seconds = 0;   // allocation held by jobs after shutdown
   int scale_ups = 0, scale_downs = 0, device_overbookings = 0;
+  int sbatch_refusals = 0;           // worker jobs sbatch refused (job_rejected)
+  std::string sbatch_error;          // the first refusal's message
+  std::size_t pending_forever = 0;   // demands no node that joined could ever hold
+  double idle_node_seconds = 0;      // registered workers with nothing placed, summed
   SimTime end_time = 0;
   bool shut_down = false;            // jobs_left counts after shutdown, else at the end
   std::uint64_t events = 0;
+};
+
+// A replica or task still pending when the run ended.
+struct UnplacedDemand {
+  std::string label, app;
+  Json request;
+  bool forever = false;   // more of a resource than any node that joined offers
+  std::string reason;
 };
 
 struct RunResult {
@@ -54,6 +67,7 @@ struct RunResult {
   std::vector<AppOutcome> apps;
   RunMetrics metrics;
   std::vector<ExpectationResult> expectations;
+  std::vector<UnplacedDemand> unplaced;
   std::vector<std::string> status_lines;  // from --status-at and status actions
   std::vector<CriticalPath> critical_paths;
   bool all_held() const;
@@ -66,6 +80,9 @@ void add_head_node(ClusterState& cluster, TraceRecorder& trace, const Scenario& 
 
 void print_summary(const RunResult& r, std::ostream& out);
 // Side-by-side table of several runs of one scenario.
-void print_comparison(const std::vector<RunResult>& runs, std::ostream& out);
+// `required`: indices of the runs whose failed expectations are listed
+// under the table.
+void print_comparison(const std::vector<RunResult>& runs, std::ostream& out,
+                      const std::vector<std::size_t>& required = {});
 
 }  // namespace vramsim

@@ -2,6 +2,7 @@
 // Exit status: 0 every expectation held, 1 one failed, 2 invalid input
 // (scenario or arguments), 3 an output file could not be written.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 
 #include "models/policy_set.hpp"
@@ -54,6 +55,10 @@ int main(int argc, char** argv) {
   cmp->add_option("scenario", scenario_path, "scenario JSON file")->required();
   auto* cmp_seed = cmp->add_option("--seed", seed, "override the scenario's seed");
   cmp->add_option("--mix", mixes, "another policy choice to compare, e.g. fixed,admission=legacy (repeatable)");
+  std::vector<std::string> required;
+  cmp->add_option("--require", required,
+                  "a column whose expectations must all hold for exit 0: legacy, fixed or a --mix "
+                  "(repeatable; default fixed)");
 
   auto* list = app.add_subcommand("policies", "list the policy models and their variants");
   LiveCommands live_commands(app);
@@ -124,6 +129,16 @@ int main(int argc, char** argv) {
       }
       specs.push_back(m);
     }
+    if (required.empty()) required.push_back("fixed");
+    std::vector<std::size_t> required_runs;
+    for (const auto& c : required) {
+      auto it = std::find(specs.begin(), specs.end(), c);
+      if (it == specs.end()) {
+        std::cerr << "vramsim: --require: expected legacy, fixed or one of the --mix values, got '" << c << "'\n";
+        return kExitInvalidInput;
+      }
+      required_runs.push_back(static_cast<std::size_t>(it - specs.begin()));
+    }
     std::vector<RunResult> runs;
     for (const auto& s : specs) {
       RunOptions opt;
@@ -131,7 +146,10 @@ int main(int argc, char** argv) {
       opt.policies = s;
       runs.push_back(run_scenario(sc, opt));
     }
-    print_comparison(runs, std::cout);
+    print_comparison(runs, std::cout, required_runs);
+    // The required columns decide the exit status, as `run` does for one.
+    for (std::size_t i : required_runs)
+      if (!runs[i].all_held()) return kExitExpectation;
     return 0;
   } catch (const ScenarioError& e) {
     std::cerr << "vramsim: invalid scenario: " << e.what() << "\n";

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,7 @@ constexpr Duration kRegistration = 5 * kSecond;
 struct SimOptions {
   Duration queue_wait = kQueueWait;
   Duration scale_down_threshold = 300 * kSecond;
+  Duration runtime_env_install = 0;
 };
 
 struct Sim {
@@ -67,6 +69,7 @@ struct Sim {
     ControlConfig cfg;
     cfg.autoscaler.max_workers = 1;
     cfg.autoscaler.scale_down_threshold = o.scale_down_threshold;
+    cfg.runtime_env_install = LatencyModel::fixed(o.runtime_env_install);
     control = std::make_unique<ControlPlane>(loop, *backend, cluster, trace, rng, std::move(policies), cfg);
     control->start();
   }
@@ -416,6 +419,113 @@ TEST(Lifecycles, BackToBackRedeployDoesNotDoubleTheReplicas) {
   EXPECT_EQ(app->replicas.size(), 1u);
   const Node* worker = sim.cluster.alive_nodes().back();
   EXPECT_EQ(worker->available.get(kVramMB), 40960.0 - 8000.0) << "one replica's VRAM booked";
+}
+
+}  // namespace
+}  // namespace vramsim
+
+namespace vramsim {
+namespace {
+
+// --- the reference's finer points ---------------------------------------------------------------
+
+// The introspection task runs only once it has a node: on a cold cluster it is
+// placed when the worker registers and finishes 15 s later; the resource check
+// still runs 15 s after submission, with the job in flight.
+TEST(Introspection, RunsOnlyOncePlaced) {
+  Sim sim("fixed");
+  sim.control->deploy(vram_app());
+  sim.loop.run(300 * kSecond);
+  const SimTime registered = 10 * kSecond + kQueueWait + kNodeBoot + kRegistration;
+  ASSERT_EQ(sim.of("admission").size(), 1u);
+  EXPECT_EQ(sim.of("admission")[0].t, 15 * kSecond);
+  const auto placed = sim.of("task_placed");
+  ASSERT_EQ(placed.size(), 1u);
+  EXPECT_EQ(placed[0].t, registered);
+  const auto done = sim.of("introspection_done");
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].t, registered + 15 * kSecond);
+  EXPECT_EQ(sim.cluster.pending_count(), 0u);
+}
+
+// Replicas placed on a node before its runtime env for the app exists wait
+// for the same install: none runs before it, and it is not paid twice.
+TEST(RuntimeEnv, EveryReplicaOnANodeWaitsForTheOneInstall) {
+  SimOptions o;
+  o.runtime_env_install = 100 * kSecond;
+  Sim sim("fixed", o);
+  AppSpec a = vram_app("app", 4000);
+  a.replicas = 3;
+  sim.control->deploy(a);
+  sim.at(200 * kSecond, [&] {  // a later replica on the same node: the env exists
+    AppSpec b = vram_app("app", 4000);
+    b.replicas = 4;
+    sim.control->deploy(b);
+  });
+  sim.loop.run(400 * kSecond);
+  const SimTime registered = 10 * kSecond + kQueueWait + kNodeBoot + kRegistration;
+  const auto running = sim.of("replica_running");
+  ASSERT_EQ(running.size(), 3u + 4u);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(running[i].t, registered + 100 * kSecond) << i;
+  for (std::size_t i = 3; i < running.size(); ++i) EXPECT_EQ(running[i].t, 215 * kSecond) << i;
+}
+
+// Each replica_placed event shows the node and device after booking that
+// replica, not after the whole batch.
+TEST(ReplicaPlaced, FieldsShowTheStateAfterThisReplica) {
+  Sim sim("fixed");
+  AppSpec a = vram_app("app", 8000);
+  a.replicas = 3;
+  sim.control->deploy(a);
+  sim.loop.run(300 * kSecond);
+  const auto placed = sim.of("replica_placed");
+  ASSERT_EQ(placed.size(), 3u);
+  for (std::size_t i = 0; i < placed.size(); ++i) {
+    EXPECT_EQ(placed[i]["node_vram_available_mb"], 40960 - 8000 * static_cast<int>(i + 1)) << i;
+    EXPECT_EQ(placed[i]["device_vram_booked_mb"], 8000 * static_cast<int>(i + 1)) << i;
+  }
+}
+
+// Shutdown: queued deploys are dropped with deploy_cancelled, the deploy in
+// introspection never reaches admission, later deploys are ignored, and every
+// app ends DELETED, as the real worker undeploys its apps first.
+TEST(ShutdownDeploys, QueuedDeploysAreCancelledAndAppsEndDeleted) {
+  Sim sim("fixed");
+  sim.control->deploy(vram_app("first"));
+  sim.control->deploy(vram_app("second"));
+  sim.at(5 * kSecond, [&] { sim.control->shutdown(); });
+  sim.at(6 * kSecond, [&] { sim.control->deploy(vram_app("late")); });
+  sim.loop.run(300 * kSecond);
+  EXPECT_TRUE(sim.of("admission").empty());
+  EXPECT_EQ(sim.of("introspection_submitted").size(), 1u);
+  const auto cancelled = sim.of("deploy_cancelled");
+  ASSERT_EQ(cancelled.size(), 2u);
+  EXPECT_EQ(cancelled[0]["app"], "first");  // in introspection
+  EXPECT_EQ(cancelled[1]["app"], "second");  // queued behind the lock
+  for (const auto& c : cancelled) EXPECT_EQ(c.t, 5 * kSecond);
+  ASSERT_EQ(sim.of("deploy_ignored").size(), 1u);
+  EXPECT_EQ(sim.control->app("late"), nullptr);
+  EXPECT_EQ(sim.control->app("first")->life.state(), AppState::Deleted);
+  EXPECT_EQ(sim.control->app("second")->life.state(), AppState::Deleted);
+  EXPECT_EQ(sim.cluster.pending_count(), 0u);
+}
+
+TEST(ShutdownDeploys, RunningAppIsUndeployedBeforeTheWorkersClose) {
+  Sim sim("fixed");
+  sim.control->deploy(vram_app());
+  sim.at(100 * kSecond, [&] { sim.control->shutdown(); });
+  sim.loop.run(400 * kSecond);
+  std::vector<std::string> path;
+  for (const auto& e : sim.of("app_state")) path.push_back(e["to"]);
+  EXPECT_EQ(path, (std::vector<std::string>{"DEPLOYING", "RUNNING", "DELETING", "DELETED"}));
+  std::optional<SimTime> deleted;
+  for (const auto& e : sim.of("app_state"))
+    if (e["to"] == "DELETED") deleted = e.t;
+  ASSERT_TRUE(deleted);
+  const TraceEvent* stop = sim.first("graceful_stop_started");
+  ASSERT_NE(stop, nullptr);
+  EXPECT_EQ(*deleted, 100 * kSecond);
+  EXPECT_LE(*deleted, stop->t);
 }
 
 }  // namespace

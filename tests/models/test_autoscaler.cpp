@@ -330,6 +330,25 @@ TEST_P(AutoscalerBothVariants, CheckIntervalNotElapsedSkipsTheCheck) {
   EXPECT_FALSE(d.scale_down_checked);
 }
 
+// The reference's last-check time starts at the epoch: the first tick checks.
+TEST_P(AutoscalerBothVariants, NeverCheckedBeforeChecksOnTheFirstTick) {
+  ScaleDownCase k(history(300));
+  k.s.last_scale_down_check.reset();
+  const auto d = p->decide(k.s, k.c);
+  EXPECT_TRUE(d.scale_down_checked);
+  EXPECT_EQ(d.action, Action::ScaleDown);
+}
+
+// The interval must be exceeded, not reached: a check exactly 60 s after the
+// last waits for the next tick.
+TEST_P(AutoscalerBothVariants, CheckExactlyOneIntervalLaterIsNotDue) {
+  ScaleDownCase k(history(300));
+  k.s.last_scale_down_check = kNow - 60 * kSecond;
+  EXPECT_FALSE(p->decide(k.s, k.c).scale_down_checked);
+  k.s.last_scale_down_check = kNow - 60 * kSecond - 1;
+  EXPECT_TRUE(p->decide(k.s, k.c).scale_down_checked);
+}
+
 TEST_P(AutoscalerBothVariants, NoScaleDownAtMinWorkers) {
   ScaleDownCase k(history(300));
   k.c.min_workers = 1;

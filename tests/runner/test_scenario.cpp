@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <tuple>
 
 #include "runner/scenario.hpp"
 
@@ -88,6 +89,91 @@ TEST(ScenarioValidation, ExpectationFieldsAreChecked) {
   EXPECT_EQ(e.path(), "$.expect[0].state");
   auto m = parse_error(R"({"expect": [{"metric": "joules", "max": 1}]})");
   EXPECT_EQ(m.path(), "$.expect[0].metric");
+}
+
+// Every expectation field is type-checked at load: the run never meets a
+// value of the wrong type (each of these used to abort mid-run).
+TEST(ExpectationValidation, EveryFieldIsTypeCheckedAtLoad) {
+  const std::string apps = R"("apps": [{"id": "a"}], )";
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {R"({"event": 5})", "$.expect[0].event", "expected a string, got an integer"},
+      {R"({"app": 5, "admitted": true})", "$.expect[0].app", "expected a string, got an integer"},
+      {R"({"event": "scale_up", "count": "x"})", "$.expect[0].count", "expected an integer, got a string"},
+      {R"({"app": "a", "admitted": "yes"})", "$.expect[0].admitted", "expected true or false, got a string"},
+      {R"({"metric": "scale_ups", "equals": "0"})", "$.expect[0].equals", "expected a number, got a string"},
+      {R"({"app": "a", "message": 5})", "$.expect[0].message", "expected a string, got an integer"},
+      {R"({"app": "a", "message_contains": []})", "$.expect[0].message_contains", "expected a string, got an array"},
+      {R"({"app": "a", "reservation": 1})", "$.expect[0].reservation", "expected an object, got an integer"},
+      {R"({"event": "x", "match": [1]})", "$.expect[0].match", "expected an object, got an array"},
+      {R"({"app": "a", "state": "RUNNING", "within": true})", "$.expect[0].within", "expected a duration"},
+      {R"({"app": "a", "state": "RUNNING", "at_end": 1})", "$.expect[0].at_end", "expected true or false"},
+      {R"({"name": 3, "event": "x"})", "$.expect[0].name", "expected a string, got an integer"},
+      {R"({"event": "x", "after": {"event": 1}})", "$.expect[0].after.event", "expected a string"},
+      {R"({"event": "x", "after": "scale_up"})", "$.expect[0].after", "expected an object"},
+      {R"({"invariant": "max_worker_jobs", "max": 1.5})", "$.expect[0].max", "expected an integer"},
+      {R"({"status_line": {"node": 1, "contains": "x", "at": "1s"}})", "$.expect[0].status_line.node",
+       "expected a string"},
+  };
+  for (const auto& [expect, path, problem] : cases) {
+    auto e = parse_error("{" + apps + R"("expect": [)" + expect + "]}");
+    EXPECT_EQ(e.file(), "case.json");
+    EXPECT_EQ(e.path(), path) << expect;
+    EXPECT_NE(e.problem().find(problem), std::string::npos) << expect << ": " << e.problem();
+  }
+}
+
+TEST(ExpectationValidation, EachExpectationMustCheckSomething) {
+  const std::string apps = R"("apps": [{"id": "a"}], )";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"metric": "scale_ups"})", "must compare"},
+      {R"({"app": "a"})", "must check something"},
+      {R"({"app": "a", "within": "10s"})", "must check something"},
+      {R"({"app": "a", "admitted": true, "within": "10s"})", "\"within\" needs \"state\""},
+      {R"({"app": "a", "admitted": true, "at_end": true})", "\"at_end\" needs \"state\""},
+      {R"({"name": "x"})", "needs one of"},
+      {R"({"app": "a", "event": "x", "admitted": true})", "exactly one of"},
+      {R"({"invariant": "max_worker_jobs"})", "needs \"max\""},
+      {R"({"invariant": "always_fine"})", "expected an invariant"},
+      {R"({"status_line": {"node": "node-1", "contains": "x"}})", "expected the time"},
+      {R"({"event": "x", "equals": 1})", "does not apply"},
+      {R"({"metric": "scale_ups", "equals": 1, "within": "1s"})", "does not apply"},
+  };
+  for (const auto& [expect, problem] : cases) {
+    auto e = parse_error("{" + apps + R"("expect": [)" + expect + "]}");
+    EXPECT_NE(e.problem().find(problem), std::string::npos) << expect << ": " << e.problem();
+  }
+}
+
+TEST(ExpectationValidation, CountsAreNonNegativeIntegersInOrder) {
+  auto neg = parse_error(R"({"expect": [{"event": "x", "count": -1}]})");
+  EXPECT_EQ(neg.path(), "$.expect[0].count");
+  EXPECT_NE(neg.problem().find("expected an integer in [0, inf]"), std::string::npos) << neg.problem();
+  auto frac = parse_error(R"({"expect": [{"event": "x", "min_count": 1.5}]})");
+  EXPECT_EQ(frac.path(), "$.expect[0].min_count");
+  auto order = parse_error(R"({"expect": [{"event": "x", "min_count": 3, "max_count": 2}]})");
+  EXPECT_EQ(order.path(), "$.expect[0].max_count");
+  EXPECT_NE(order.problem().find("max_count >= min_count"), std::string::npos);
+  auto both = parse_error(R"({"expect": [{"event": "x", "count": 1, "max_count": 2}]})");
+  EXPECT_EQ(both.path(), "$.expect[0].count");
+  auto m = parse_error(R"({"expect": [{"metric": "scale_ups", "min": 3, "max": 2}]})");
+  EXPECT_EQ(m.path(), "$.expect[0].max");
+}
+
+// One parser for `within`: strings and numbers of seconds give the same.
+TEST(ExpectationValidation, WithinParsesOnce) {
+  auto s = parse_scenario(Json::parse(R"({"apps": [{"id": "a"}], "expect": [
+      {"app": "a", "state": "RUNNING", "within": "1.5m"},
+      {"event": "scale_up", "within": 90},
+      {"event": "job_ended", "after": {"event": "scale_down"}, "within": "2m", "max_count": 1}]})"),
+                          "case.json");
+  ASSERT_EQ(s.expectations.size(), 3u);
+  EXPECT_EQ(*s.expectations[0].within, 90 * kSecond);
+  EXPECT_FALSE(s.expectations[0].at_end) << "a deadline alone does not check the final state";
+  EXPECT_EQ(*s.expectations[1].within, 90 * kSecond);
+  EXPECT_EQ(*s.expectations[2].within, 120 * kSecond);
+  EXPECT_EQ(s.expectations[2].after->event, "scale_down");
+  EXPECT_EQ(s.expectations[2].min_count, 0);
+  EXPECT_EQ(s.expectations[2].max_count, 1);
 }
 
 TEST(ScenarioValidation, LatencyDistributionsParse) {

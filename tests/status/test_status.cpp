@@ -177,6 +177,23 @@ TEST(StatusJson, KeysAlwaysPresentInOrder) {
   }
 }
 
+// The real status leaves the head out in SLURM mode: no "[HEAD] CPU: 0/0"
+// line, and nothing of the head in the rollup.
+TEST(StatusJson, ExcludeHeadNodeDropsTheHeadFromNodesAndRollup) {
+  ClusterState c;
+  c.add_node(cpu_node("10.0.0.1", true, 4), 0);
+  c.add_node(gpu_node("10.0.0.2", false, "7", 8, 1, 24576, false), 0);
+  StatusOptions opts;
+  opts.exclude_head_node = true;
+  const Json s = get_cluster_state(c, 0, opts);
+  EXPECT_EQ(keys(s["nodes"]), (std::vector<std::string>{"node-1"}));
+  EXPECT_EQ(s["cluster"]["total_cpu"], 8.0);
+  const auto lines = format_status_lines(s);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].find("HEAD"), std::string::npos) << lines[0];
+  EXPECT_EQ(get_cluster_state(c, 0)["cluster"]["total_cpu"], 12.0);
+}
+
 TEST(StatusJson, NumberTypes) {
   const Json n = get_cluster_state(europa(), kQueryAt)["nodes"]["node-1"];
   for (const char* k : {"total_cpu", "used_cpu", "total_gpu", "used_gpu"})

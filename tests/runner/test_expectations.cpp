@@ -1,0 +1,182 @@
+// The expectation kinds of the scenario language, each shown holding and
+// failing on a run: relative time (after/within, before), invariants checked
+// at every event, status lines by node, names, and the report of demand that
+// never found a node.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "runner/simulation.hpp"
+
+using namespace vramsim;
+
+namespace {
+
+// A warm A100 worker, one app deleted at 335 s: its idle worker is stopped
+// (430.21 s, a scale-down check every 60.03 s) and its job cancelled at
+// 437.21 s.
+const char* kScaleDown = R"({
+  "horizon": "20m",
+  "cluster": {"max_workers": 1, "initial_workers": 1,
+              "partition": [{"count": 2, "cpus": 16, "memory_gb": 256, "gpus": 1, "gpu": "A100-SXM4-40GB"}],
+              "autoscaler": {"scale_down_threshold": "90s"},
+              "latency": {"runtime_env_install": "20s", "replica_init": "5s"}},
+  "apps": [{"id": "c", "gpu_memory_mb": 4000, "cpus": 1, "deploy_at": "5s"}],
+  "actions": [{"at": "335s", "do": "delete", "app": "c"}],
+  "expect": EXPECT})";
+
+RunResult run_text(std::string text, const std::string& expect, const std::string& policies = "fixed") {
+  text.replace(text.find("EXPECT"), 6, expect);
+  Scenario sc = parse_scenario(Json::parse(text), "case.json");
+  RunOptions opt;
+  opt.policies = policies;
+  return run_scenario(sc, opt);
+}
+
+RunResult run_file(const std::string& name, const std::string& policies) {
+  Scenario sc = load_scenario(std::string(VRAMSIM_SOURCE_DIR) + "/scenarios/" + name);
+  RunOptions opt;
+  opt.policies = policies;
+  return run_scenario(sc, opt);
+}
+
+const ExpectationResult& only(const RunResult& r) {
+  EXPECT_EQ(r.expectations.size(), 1u);
+  return r.expectations.front();
+}
+
+std::string summary(const RunResult& r) {
+  std::ostringstream out;
+  print_summary(r, out);
+  return out.str();
+}
+
+const char* kDeleted = R"({"event": "app_state", "match": {"app": "c", "to": "DELETED"}})";
+
+}  // namespace
+
+TEST(RelativeTime, EventWithinAfterAnotherHoldsAndFails) {
+  const std::string tail = R"(, "match": {"state": "CANCELLED"}, "count": 1}])";
+  auto held = run_text(kScaleDown, std::string(R"([{"event": "job_ended", "after": )") + kDeleted +
+                                       R"(, "within": "110s")" + tail);
+  EXPECT_TRUE(only(held).held) << only(held).why;
+  auto failed = run_text(kScaleDown, std::string(R"([{"event": "job_ended", "after": )") + kDeleted +
+                                         R"(, "within": "100s")" + tail);
+  EXPECT_FALSE(only(failed).held);
+  EXPECT_EQ(only(failed).why, "seen 0 time(s)");
+}
+
+TEST(RelativeTime, MissingAnchorFailsUnlessNoneIsExpected) {
+  auto r = run_text(kScaleDown, R"([{"event": "job_ended", "after": {"event": "shutdown_started"}},
+                                    {"event": "job_ended", "after": {"event": "shutdown_started"}, "count": 0}])");
+  ASSERT_EQ(r.expectations.size(), 2u);
+  EXPECT_FALSE(r.expectations[0].held);
+  EXPECT_NE(r.expectations[0].why.find("(no shutdown_started event)"), std::string::npos) << r.expectations[0].why;
+  EXPECT_TRUE(r.expectations[1].held);
+}
+
+TEST(RelativeTime, NeverBeforeHoldsAndFails) {
+  auto held = run_text(kScaleDown, std::string(R"([{"event": "scale_down", "before": )") + kDeleted +
+                                       R"(, "count": 0}])");
+  EXPECT_TRUE(only(held).held) << only(held).why;
+  auto failed = run_text(kScaleDown, R"([{"event": "scale_down", "before": {"event": "job_ended"}, "count": 0}])");
+  EXPECT_FALSE(only(failed).held);
+  EXPECT_EQ(only(failed).why, "seen 1 time(s), first at 430.210 s");
+}
+
+TEST(Invariants, MaxWorkerJobsIsCheckedAtEveryEvent) {
+  auto held = run_text(kScaleDown, R"([{"invariant": "max_worker_jobs", "max": 1}])");
+  EXPECT_TRUE(only(held).held) << only(held).why;
+  // The warm worker's job is there from the first event and gone at the end:
+  // a check only at the end would miss it.
+  auto failed = run_text(kScaleDown, R"([{"invariant": "max_worker_jobs", "max": 0}])");
+  EXPECT_FALSE(only(failed).held);
+  EXPECT_EQ(only(failed).why.rfind("1 worker jobs at 0.000 s", 0), 0u) << only(failed).why;
+}
+
+TEST(Invariants, DeviceVramWithinTotal) {
+  const auto gated = run_file("multi-gpu-gate.json", "fixed");
+  EXPECT_TRUE(gated.all_held());
+  const auto ungated = run_file("multi-gpu-gate.json", "fixed,advertisement=ungated");
+  const auto& inv = ungated.expectations.back();
+  EXPECT_FALSE(inv.held);
+  EXPECT_EQ(inv.why, "node-1 device 0 booked 30000/24576 MB at 20.000 s (replica_placed)");
+}
+
+TEST(Invariants, NoJobsAfterShutdown) {
+  const auto fixed = run_file("shutdown-sweep.json", "fixed");
+  EXPECT_TRUE(fixed.expectations.back().held) << fixed.expectations.back().why;
+  const auto legacy = run_file("shutdown-sweep.json", "legacy");
+  EXPECT_FALSE(legacy.expectations.back().held);
+  EXPECT_NE(legacy.expectations.back().why.find("still queued or running after shutdown"), std::string::npos);
+  // A run that never shuts down cannot hold it.
+  auto never = run_text(kScaleDown, R"([{"invariant": "no_jobs_after_shutdown"}])");
+  EXPECT_FALSE(only(never).held);
+  EXPECT_EQ(only(never).why, "the run never completed a shutdown");
+}
+
+TEST(StatusLine, MatchesOneNodesLine) {
+  auto held = run_text(kScaleDown, R"([{"status_line": {"node": "node-1", "at": "100s",
+                                         "contains": "booked: 4000/40960 MB"}}])");
+  EXPECT_TRUE(only(held).held) << only(held).why;
+  auto failed = run_text(kScaleDown, R"([{"status_line": {"node": "node-1", "at": "400s",
+                                           "contains": "booked: 4000/40960 MB"}}])");
+  EXPECT_FALSE(only(failed).held);
+  EXPECT_NE(only(failed).why.find("booked: 0/40960 MB"), std::string::npos) << only(failed).why;
+  auto unknown = run_text(kScaleDown, R"([{"status_line": {"node": "node-9", "at": "100s", "contains": "x"}}])");
+  EXPECT_EQ(only(unknown).why, "no node node-9 in the status");
+  auto late = run_text(kScaleDown, R"([{"status_line": {"node": "node-1", "at": "2h", "contains": "x"}}])");
+  EXPECT_FALSE(only(late).held);
+  EXPECT_NE(only(late).why.find("before the status was due"), std::string::npos);
+}
+
+TEST(Names, PrintedWithTheResult) {
+  auto r = run_text(kScaleDown, R"([{"name": "one scale-down", "event": "scale_down", "count": 1}])");
+  EXPECT_NE(summary(r).find("held   $.expect[0] [one scale-down] event scale_down, exactly 1"), std::string::npos)
+      << summary(r);
+}
+
+TEST(AtEnd, StateReachedInTimeAndHeldAtTheEnd) {
+  auto r = run_text(kScaleDown, R"([{"app": "c", "state": "RUNNING", "within": "1m"},
+                                    {"app": "c", "state": "RUNNING", "within": "1m", "at_end": true},
+                                    {"app": "c", "state": "DELETED"}])");
+  ASSERT_EQ(r.expectations.size(), 3u);
+  EXPECT_TRUE(r.expectations[0].held);
+  EXPECT_FALSE(r.expectations[1].held);
+  EXPECT_EQ(r.expectations[1].why, "final state is DELETED");
+  EXPECT_TRUE(r.expectations[2].held);
+}
+
+TEST(Unplaced, PendingForeverIsReportedWithTheIdleAllocation) {
+  const auto r = run_file("unsatisfiable-vram.json", "fixed");
+  ASSERT_EQ(r.unplaced.size(), 1u);
+  EXPECT_TRUE(r.unplaced[0].forever);
+  EXPECT_EQ(r.unplaced[0].reason, "pending forever: needs VRAM_MB 50000, largest node offers 40960");
+  EXPECT_EQ(r.metrics.pending_forever, 1u);
+  EXPECT_GT(r.metrics.idle_node_seconds, 1500);  // the worker joined at 56 s and idles to 1800 s
+  const std::string text = summary(r);
+  EXPECT_NE(text.find("unplaced huge#0"), std::string::npos) << text;
+  EXPECT_NE(text.find("idle allocation held meanwhile"), std::string::npos) << text;
+}
+
+TEST(Unplaced, SbatchRefusalsAreCountedAndNamed) {
+  const auto r = run_file("sbatch-refused.json", "fixed");
+  EXPECT_EQ(r.metrics.sbatch_refusals, 30);
+  EXPECT_NE(summary(r).find("sbatch refused 30 submission(s): sbatch: error: Batch job submission failed"),
+            std::string::npos)
+      << summary(r);
+  // Nothing is reported where everything found a node.
+  const auto placed = run_file("smoke.json", "fixed");
+  EXPECT_TRUE(placed.unplaced.empty());
+  EXPECT_EQ(summary(placed).find("unplaced"), std::string::npos);
+}
+
+TEST(Compare, RequiredColumnsListTheirFailures) {
+  std::vector<RunResult> runs = {run_file("smoke.json", "legacy"), run_file("smoke.json", "fixed")};
+  std::ostringstream out;
+  print_comparison(runs, out, {0});
+  EXPECT_NE(out.str().find("FAILED (legacy) $.expect[2]"), std::string::npos) << out.str();
+  std::ostringstream fixed_only;
+  print_comparison(runs, fixed_only, {1});
+  EXPECT_EQ(fixed_only.str().find("FAILED"), std::string::npos) << fixed_only.str();
+}
