@@ -26,6 +26,7 @@
 #include "live/wall_clock_executor.hpp"
 #include "models/policy_set.hpp"
 #include "models/status.hpp"
+#include "runner/scenario_driver.hpp"
 
 namespace vramsim {
 namespace {
@@ -170,9 +171,6 @@ LiveOutcome run_live(const Scenario& sc, const LiveOptions& opt, std::ostream& l
   WallClockExecutor exec(io, opt.time_scale);
   RandomStreams rng(seed);
   TraceRecorder trace;
-  auto memory = std::make_shared<MemorySink>();
-  trace.add_sink(memory);
-  trace.add_sink(std::make_shared<FlushEachEvent>(std::make_shared<JsonLinesSink>(out.trace_path)));
   ClusterState cluster;
 
   SlurmBackendConfig bc;
@@ -207,7 +205,10 @@ LiveOutcome run_live(const Scenario& sc, const LiveOptions& opt, std::ostream& l
   SlurmBackend backend(io, exec, trace, policies.advertisement, bc);
   ControlPlane control(exec, backend, cluster, trace, rng, std::move(policies), sc.control);
 
-  const StatusOptions status_opts{sc.control.slurm_mode, 30 * kSecond};
+  ScenarioDriver driver(sc, RunView{exec, cluster, backend, control, trace}, result);
+  driver.attach();
+  trace.add_sink(std::make_shared<FlushEachEvent>(std::make_shared<JsonLinesSink>(out.trace_path)));
+  const StatusOptions status_opts = driver.status_options();
   std::unique_ptr<StatusListener> status_listener;
   if (opt.status_port >= 0)
     status_listener = std::make_unique<StatusListener>(io, opt.bind, static_cast<unsigned short>(opt.status_port), [&] {
@@ -229,37 +230,6 @@ LiveOutcome run_live(const Scenario& sc, const LiveOptions& opt, std::ostream& l
 
   add_head_node(cluster, trace, sc);
   control.start();
-
-  Json snapshots = Json::array();
-  auto take_status = [&](const std::string& source, const Json& expect, const std::string& path) {
-    const Json state = get_cluster_state(cluster, exec.now(), status_opts);
-    const auto lines = format_status_lines(state);
-    result.status_lines.push_back("status at " + format_seconds(exec.now()) + " s (" + source + "): " +
-                                  vram_summary(state));
-    for (const auto& l : lines) result.status_lines.push_back(l);
-    Json line_json = Json::array();
-    for (const auto& l : lines) line_json.push_back(l);
-    trace.record(exec.now(), "status", {{"source", source}, {"lines", line_json}});
-    snapshots.push_back({{"t", exec.now()}, {"source", source}, {"state", state}});
-    for (auto it = expect.begin(); it != expect.end(); ++it) {
-      ExpectationResult r;
-      r.path = path + ".expect." + it.key();
-      r.description = "status " + it.key() + " == " + it.value().dump();
-      const Json* got = nullptr;
-      const Json* cur = &state;
-      std::string key = it.key(), part;
-      std::stringstream ss(key);
-      bool found = true;
-      while (std::getline(ss, part, '.')) {
-        if (!cur->is_object() || !cur->contains(part)) { found = false; break; }
-        cur = &(*cur)[part];
-      }
-      if (found) got = cur;
-      r.held = got && *got == it.value();
-      r.why = got ? "was " + got->dump() : "no such field";
-      result.expectations.push_back(r);
-    }
-  };
 
   // The run ends once the control plane has shut down and no action is left.
   std::size_t actions_left = sc.actions.size();
@@ -293,42 +263,12 @@ LiveOutcome run_live(const Scenario& sc, const LiveOptions& opt, std::ostream& l
     });
   };
 
-  for (const auto& a : sc.actions) {
-    exec.at(a.at, [&, ap = &a] {
-      const auto& act = *ap;
-      --actions_left;
-      if (act.kind == "deploy") {
-        const AppSpec* spec = nullptr;
-        for (const auto& s : sc.apps)
-          if (s.id == act.app) spec = &s;
-        control.deploy(act.app_override ? *act.app_override : *spec);
-      } else if (act.kind == "stop") {
-        control.stop_app(act.app);
-      } else if (act.kind == "delete") {
-        control.delete_app(act.app);
-      } else if (act.kind == "shutdown") {
-        start_shutdown("shutdown action");
-      } else if (act.kind == "status") {
-        take_status(act.json_path, act.expect, act.json_path);
-      } else if (act.kind == "call") {
-        control.call_app(act.app, act.payload);
-      }
-      maybe_finish();
-    });
-  }
-  for (Duration t : opt.status_at)
-    exec.at(t, [&] { take_status("--status-at", Json::object(), "--status-at"); });
-  std::ofstream csv;
-  Executor::Periodic timeline;
-  if (opt.status_every) {
-    csv.open(opt.status_csv_path, std::ios::trunc);
-    if (!csv) throw std::runtime_error("cannot open '" + opt.status_csv_path + "' for writing");
-    csv << status_csv_header() << "\n";
-    timeline = exec.every(*opt.status_every, [&] {
-      for (const auto& row : status_csv_rows(get_cluster_state(cluster, exec.now(), status_opts), exec.now()))
-        csv << row << "\n";
-    }, 0);
-  }
+  driver.on_shutdown_action = [&] { start_shutdown("shutdown action"); };
+  driver.after_action = [&] {
+    --actions_left;
+    maybe_finish();
+  };
+  driver.schedule(opt.status_at, opt.status_every, opt.status_csv_path);
   exec.at(sc.horizon, [&] {
     actions_left = 0;
     start_shutdown("horizon reached");
@@ -364,7 +304,6 @@ LiveOutcome run_live(const Scenario& sc, const LiveOptions& opt, std::ostream& l
 
   io.run();
   signals.cancel();
-  timeline.cancel();
   if (status_listener) status_listener->close();
 
   if (aborted) {
@@ -382,40 +321,15 @@ LiveOutcome run_live(const Scenario& sc, const LiveOptions& opt, std::ostream& l
   }
   backend.close();
   out.jobs_left = backend.live_job_ids();
-  trace.record(exec.now(), "run_ended", {{"events", exec.fired()}, {"jobs_left", out.jobs_left}});
-  trace.flush();
-
-  RunMetrics& m = result.metrics;
-  m.end_time = exec.now();
-  m.shut_down = control.shutdown_done_at().has_value();
-  m.events = exec.fired();
-  for (const auto& ev : memory->events) {
-    if (ev.kind == "job_submitted") ++m.jobs_submitted;
-    if (ev.kind == "scale_up") ++m.scale_ups;
-    if (ev.kind == "scale_down") ++m.scale_downs;
-    if (ev.kind == "device_vram_overbooked") ++m.device_overbookings;
-    if (ev.kind == "job_ended" && ev["state"] == "CANCELLED") ++m.jobs_cancelled;
-  }
-  m.jobs_left = static_cast<int>(out.jobs_left.size());
-  for (const auto& [id, app] : control.apps()) {
-    AppOutcome o;
-    o.id = id;
-    o.admitted = !app.admitted ? "pending" : (*app.admitted ? "admitted" : "rejected");
-    o.final_state = name(app.life.state());
-    if (app.running_at) o.time_to_running = *app.running_at - app.requested_at;
-    if (app.sizing.num_gpus > 0)
-      o.reservation = format_number(app.sizing.num_gpus) + " GPU" +
-                      (app.sizing.vram_mb ? " + " + std::to_string(*app.sizing.vram_mb) + " MB VRAM_MB" : "");
-    else o.reservation = app.sizing.branch.empty() ? "-" : "no GPU";
-    o.message = app.message;
-    result.apps.push_back(o);
-  }
-  if (!opt.status_json_path.empty()) {
-    std::ofstream f(opt.status_json_path, std::ios::trunc);
-    f << snapshots.dump(2) << "\n";
-    f.close();
-    if (!f) throw std::runtime_error("cannot write '" + opt.status_json_path + "'");
-  }
+  Json left = Json::array();
+  for (const auto& j : out.jobs_left) left.push_back(j);
+  driver.finish(exec.now(), exec.fired(), Json{{"jobs_left", left}}, [&](RunMetrics& m) {
+    // What squeue showed: cancelled jobs, and jobs still listed when the head left.
+    for (const auto& ev : driver.events())
+      if (ev.kind == "job_ended" && ev["state"] == "CANCELLED") ++m.jobs_cancelled;
+    m.jobs_left = static_cast<int>(out.jobs_left.size());
+  });
+  if (!opt.status_json_path.empty()) driver.write_status_json(opt.status_json_path);
   if (out.exit_code == 0 && !result.all_held()) out.exit_code = 1;
   return out;
 }

@@ -1,0 +1,80 @@
+#pragma once
+// Drives one run of a scenario in whichever world it runs: the actions on the
+// executor's clock, status snapshots, the invariants watched at every trace
+// event, and at the end the apps' outcomes, the unplaced demand, the common
+// metrics and every expectation. `vramsim run` (virtual time, simulated
+// partition) and `vramsim live` (wall clock, real SLURM) both use it, so a
+// scenario means the same thing in both.
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/cluster_backend.hpp"
+#include "control/control_plane.hpp"
+#include "engine/executor.hpp"
+#include "engine/trace.hpp"
+#include "models/status.hpp"
+#include "runner/scenario.hpp"
+#include "runner/simulation.hpp"
+
+namespace vramsim {
+
+// The parts of a world that a run drives and inspects.
+struct RunView {
+  Executor& exec;
+  ClusterState& cluster;
+  ClusterBackend& backend;
+  ControlPlane& control;
+  TraceRecorder& trace;
+};
+
+class RunWatcher;
+
+class ScenarioDriver {
+ public:
+  ScenarioDriver(const Scenario& sc, RunView world, RunResult& result);
+  ~ScenarioDriver();
+
+  // Adds the driver's sinks (every event in memory, the invariant watcher)
+  // to the trace; call before the first event is recorded.
+  void attach();
+  // Schedules the actions, the status-line expectations, --status-at
+  // snapshots and the --status-every timeline (CSV at `csv_path`).
+  void schedule(const std::vector<Duration>& status_at, std::optional<Duration> status_every,
+                const std::string& csv_path);
+  // What a `shutdown` action does; default: the control plane's shutdown.
+  std::function<void()> on_shutdown_action;
+  // Runs after every action (live: is the run over?).
+  std::function<void()> after_action;
+
+  // A status snapshot now: printed lines kept, traced, `expect` checked.
+  Json take_status(const std::string& source, const Json& expect, const std::string& path);
+  // Stops the timeline; traces unplaced demand and run_ended (with `end_fields`
+  // added to {"events": n}); fills the common metrics, the apps and every
+  // expectation. `world_metrics` adds what only the world knows (jobs
+  // cancelled, timed out, left, orphaned allocation).
+  void finish(SimTime end, std::uint64_t events, const Json& end_fields,
+              const std::function<void(RunMetrics&)>& world_metrics);
+  // Status snapshots taken, as a JSON array; throws naming the path on failure.
+  void write_status_json(const std::string& path) const;
+  const std::vector<TraceEvent>& events() const;
+  const StatusOptions& status_options() const { return status_opts_; }
+
+ private:
+  const Scenario& sc_;
+  RunView w_;
+  RunResult& result_;
+  StatusOptions status_opts_;
+  std::shared_ptr<MemorySink> memory_;
+  std::shared_ptr<RunWatcher> watcher_;
+  Json snapshots_ = Json::array();
+  std::map<const Expectation*, ExpectationResult> line_results_;
+  std::ofstream csv_;
+  std::string csv_path_;
+  Executor::Periodic timeline_;
+};
+
+}  // namespace vramsim
