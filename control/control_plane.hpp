@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "backends/cluster_backend.hpp"
@@ -129,6 +130,19 @@ class ControlPlane final : public BackendListener {
   bool deploy_lock_ = false;
   std::map<DemandId, std::pair<std::string, std::size_t>> replica_of_;  // demand -> (app, index)
   std::set<std::pair<NodeId, std::string>> runtime_env_ready_;          // (node, app)
+  // Replicas RUNNING, what the memory sampler reads. Records of apps_ never
+  // move (a std::map that is never erased from).
+  struct RunningRef {
+    const AppRecord* app = nullptr;
+    std::size_t index = 0;
+  };
+  using DeviceKey = std::pair<NodeId, int>;
+  std::map<DemandId, RunningRef> running_;
+  std::map<DeviceKey, std::set<DemandId>> running_on_;  // device -> its RUNNING replicas
+  std::set<DeviceKey> memory_dirty_;                    // devices to read at the next sample
+  void replica_running(AppRecord& app, DemandId demand, std::size_t index);
+  void replica_stopped(DemandId demand);
+  void memory_changed(const AppRecord& app);  // its replicas' observed size may differ
 
   Executor::Periodic monitor_, sampler_;
   std::deque<StatusSample> history_;

@@ -309,18 +309,19 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
     }
   }
 
-  // Apps.
+  // Apps. One pass over the trace: each app's first deploy request and first RUNNING.
+  std::map<std::string, SimTime> first_request, first_running;
+  for (const auto& ev : memory->events) {
+    if (ev.kind == "deploy_requested") first_request.emplace(ev["app"].get<std::string>(), ev.t);
+    else if (ev.kind == "app_state" && ev["to"] == "RUNNING") first_running.emplace(ev["app"].get<std::string>(), ev.t);
+  }
   for (const auto& [id, app] : w.control.apps()) {
     AppOutcome o;
     o.id = id;
     o.admitted = !app.admitted ? "pending" : (*app.admitted ? "admitted" : "rejected");
     o.final_state = name(app.life.state());
-    for (const auto& ev : memory->events)
-      if (ev.kind == "app_state" && ev["app"] == id && ev["to"] == "RUNNING") {
-        for (const auto& rq : memory->events)
-          if (rq.kind == "deploy_requested" && rq["app"] == id) { o.time_to_running = ev.t - rq.t; break; }
-        break;
-      }
+    if (auto run = first_running.find(id); run != first_running.end())
+      if (auto rq = first_request.find(id); rq != first_request.end()) o.time_to_running = run->second - rq->second;
     o.reservation = reservation_shape(app);
     o.message = app.message;
     result.apps.push_back(o);

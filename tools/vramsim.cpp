@@ -8,6 +8,7 @@
 #include "models/registry.hpp"
 #include "runner/scenario.hpp"
 #include "runner/simulation.hpp"
+#include "tools/gen_command.hpp"
 
 using namespace vramsim;
 
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
   cmp->add_option("--mix", mixes, "another policy choice to compare, e.g. fixed,admission=legacy (repeatable)");
 
   auto* list = app.add_subcommand("policies", "list the policy models and their variants");
+  auto gen = add_gen_command(app);
 
   try {
     app.parse(argc, argv);
@@ -65,6 +67,7 @@ int main(int argc, char** argv) {
     return kExitInvalidInput;
   }
 
+  if (gen->sub->parsed()) return run_gen_command(*gen);
   if (list->parsed()) {
     auto& reg = PolicyRegistry::instance();
     for (const auto& m : reg.models()) {

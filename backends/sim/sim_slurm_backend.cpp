@@ -29,7 +29,9 @@ SimJob& SimSlurmBackend::create_job(const WorkerJobSize& size, Duration queue_wa
                  {"queue_wait_us", queue_wait}};
   if (warm) fields["warm"] = true;
   trace_.record(exec_.now(), "job_submitted", std::move(fields));
-  return jobs_.emplace(id, std::move(job)).first->second;
+  SimJob& stored = jobs_.emplace(id, std::move(job)).first->second;
+  active_.emplace(id, &stored);
+  return stored;
 }
 
 std::optional<std::string> SimSlurmBackend::submit_worker(const WorkerJobSize& size, std::string* error) {
@@ -140,6 +142,7 @@ void SimSlurmBackend::end(SimJob& j, JobState final_state, const std::string& re
   queue_.erase(std::remove(queue_.begin(), queue_.end(), j.id), queue_.end());
   const bool had_node = j.registered;
   j.life.move(final_state);
+  active_.erase(j.id);
   j.ended = exec_.now();
   j.registered = false;
   if (j.host >= 0) hosts_[j.host].job.clear();
@@ -174,8 +177,8 @@ void SimSlurmBackend::cancel_jobs(const std::vector<std::string>& ids) {
 
 std::vector<JobInfo> SimSlurmBackend::list_jobs() const {
   std::vector<JobInfo> out;
-  for (const auto& [id, j] : jobs_)
-    if (!is_terminal(j.life.state())) out.push_back(JobInfo{id, "ray_worker", j.life.state()});
+  out.reserve(active_.size());
+  for (const auto& [id, j] : active_) out.push_back(JobInfo{id, "ray_worker", j->life.state()});
   return out;
 }
 

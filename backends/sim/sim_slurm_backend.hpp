@@ -96,6 +96,7 @@ class SimSlurmBackend final : public ClusterBackend {
   std::shared_ptr<const AdvertisementPolicy> advertisement_;
   std::vector<Host> hosts_;
   std::map<std::string, SimJob> jobs_;
+  std::map<std::string, const SimJob*> active_;  // not yet terminal, in jobs_ order (squeue's)
   std::vector<std::string> queue_;  // pending job ids, submit order
   long next_id_ = 1000;
 };
