@@ -324,6 +324,7 @@ int ControlPlane::worker_jobs() const {
 StatusSample ControlPlane::status_sample() const {
   StatusSample s;
   s.t = exec_.now();
+  s.workers.reserve(cluster_.alive_count());
   for (const Node* n : cluster_.alive_nodes()) {
     if (n->spec.head) continue;
     WorkerUsage w;

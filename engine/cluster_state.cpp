@@ -200,6 +200,8 @@ void ClusterState::unqueue(const DemandRec& r) {
   Shape& s = shapes_[r.shape];
   s.queue.erase(r.demand.id);
   if (s.queue.empty()) {
+    // Growth only unblocks waiting shapes; an idle shape starts afresh.
+    s.blocked = false;
     waiting_.erase(r.shape);
     ready_.erase(r.shape);
   }

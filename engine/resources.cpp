@@ -9,7 +9,6 @@
 namespace vramsim {
 
 Amount to_amount(double v) { return static_cast<Amount>(std::llround(v * kAmountScale)); }
-double to_double(Amount a) { return static_cast<double>(a) / kAmountScale; }
 std::string slurm_job_resource(const std::string& job_id) { return "slurm_job_id:" + job_id; }
 
 namespace {
@@ -85,7 +84,7 @@ ResourceSet::ResourceSet(std::initializer_list<std::pair<const std::string, doub
   }
 }
 
-Amount ResourceSet::get_amount(const std::string& name) const {
+Amount ResourceSet::lookup_amount(const std::string& name) const {
   auto id = find_resource(name);
   return id ? get_amount(*id) : 0;
 }

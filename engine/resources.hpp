@@ -22,7 +22,7 @@ namespace vramsim {
 using Amount = std::int64_t;  // units of 1e-4
 constexpr Amount kAmountScale = 10000;
 Amount to_amount(double v);
-double to_double(Amount a);
+inline double to_double(Amount a) { return static_cast<double>(a) / kAmountScale; }
 
 // Well-known resource names.
 inline const std::string kCPU = "CPU";
@@ -49,7 +49,14 @@ class ResourceSet {
   ResourceSet(std::initializer_list<std::pair<const std::string, double>> init);
 
   double get(const std::string& name) const { return to_double(get_amount(name)); }
-  Amount get_amount(const std::string& name) const;
+  Amount get_amount(const std::string& name) const {
+    // Callers mostly pass the constants themselves: no lookup for those.
+    if (&name == &kCPU) return fixed_[kCPUId];
+    if (&name == &kGPU) return fixed_[kGPUId];
+    if (&name == &kMemory) return fixed_[kMemoryId];
+    if (&name == &kVramMB) return fixed_[kVramMBId];
+    return lookup_amount(name);
+  }
   bool has(const std::string& name) const { return get_amount(name) != 0; }
   bool has(ResourceId id) const { return get_amount(id) != 0; }
   // The name appears in the set, even with a stated amount of zero.
@@ -83,6 +90,7 @@ class ResourceSet {
   nlohmann::ordered_json to_json() const;         // name -> double, sorted by name
 
  private:
+  Amount lookup_amount(const std::string& name) const;
   std::array<Amount, kFixedResources> fixed_{};  // 0 where not stated
   std::uint32_t fixed_mask_ = 0;                 // bit i: fixed resource i is stated
   std::vector<std::pair<ResourceId, Amount>> custom_;  // sorted by id

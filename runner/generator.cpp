@@ -92,6 +92,8 @@ std::string validate(const GeneratorOptions& o) {
   if (nodes < static_cast<int>(o.gpu_models.size()))
     return "--nodes: expected at least one node per GPU model";
   if (o.max_workers < 0) return "--max-workers: expected an integer >= 0";
+  if (o.min_workers < 0 || o.min_workers > (o.max_workers > 0 ? o.max_workers : nodes))
+    return "--min-workers: expected an integer in [0, max_workers]";
   if (o.initial_workers < 0 || o.initial_workers > nodes)
     return "--initial-workers: expected an integer in [0, " + std::to_string(nodes) + "] (the node count)";
   if (o.worker_cpus && (*o.worker_cpus < 1 || *o.worker_cpus > 64))
@@ -122,6 +124,7 @@ Json generate_scenario(const GeneratorOptions& o) {
 
   Json cluster = Json::object();
   cluster["max_workers"] = o.max_workers > 0 ? o.max_workers : nodes;
+  if (o.min_workers > 0) cluster["min_workers"] = o.min_workers;
   if (o.initial_workers > 0) cluster["initial_workers"] = o.initial_workers;
   if (o.worker_cpus || o.worker_gpus) {
     Json wd = Json::object();

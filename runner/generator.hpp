@@ -32,6 +32,7 @@ struct GeneratorOptions {
   int gpus_per_node = 4;
   std::vector<std::string> gpu_models = {"A100-SXM4-80GB"};  // nodes split evenly, in this order
   int max_workers = 0;                 // 0: the node count
+  int min_workers = 0;
   int initial_workers = 0;             // warm workers at t=0
   std::optional<int> worker_cpus, worker_gpus;  // worker_defaults; absent: the scenario defaults
   Duration horizon = 48 * kHour;

@@ -22,6 +22,7 @@ std::unique_ptr<GenCommand> add_gen_command(CLI::App& app) {
   g->add_option("--gpus-per-node", c->opts.gpus_per_node, "GPUs per node (default 4)");
   g->add_option("--gpu", c->gpus, "GPU model(s), comma-separated; nodes split evenly (default A100-SXM4-80GB)");
   g->add_option("--max-workers", c->opts.max_workers, "max_workers (default the node count)");
+  g->add_option("--min-workers", c->opts.min_workers, "min_workers: scale-down stops there (default 0)");
   g->add_option("--initial-workers", c->opts.initial_workers, "workers already up at t=0 (default 0)");
   g->add_option("--worker-cpus", c->worker_cpus, "worker_defaults.cpus (default: the scenario default)");
   g->add_option("--worker-gpus", c->worker_gpus, "worker_defaults.gpus (default: the scenario default)");

@@ -270,7 +270,9 @@ void run_world(std::uint64_t seed, int steps) {
       const auto fit = cs.find_fit(probe);
       const auto ref_fit = ref.first_fit(probe);
       ASSERT_EQ(fit.has_value(), ref_fit.has_value()) << where;
-      if (fit) ASSERT_TRUE(same(*fit, *ref_fit)) << where;
+      if (fit) {
+        ASSERT_TRUE(same(*fit, *ref_fit)) << where;
+      }
     }
     expect_same_state(cs, ref, where);
     if (::testing::Test::HasFatalFailure()) return;
