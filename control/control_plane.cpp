@@ -503,11 +503,8 @@ void ControlPlane::replica_stopped(DemandId demand) {
 }
 
 void ControlPlane::memory_changed(const AppRecord& app) {
-  for (const auto& [demand, ref] : running_)
-    if (ref.app == &app) {
-      const ReplicaRecord& r = app.replicas[ref.index];
-      if (r.device >= 0) memory_dirty_.insert({r.node, r.device});
-    }
+  for (const auto& r : app.replicas)
+    if (r.device >= 0 && running_.count(r.demand)) memory_dirty_.insert({r.node, r.device});
 }
 
 void ControlPlane::sample_memory() {

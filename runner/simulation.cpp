@@ -247,13 +247,12 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
     }
   };
 
+  std::map<std::string, const AppSpec*> spec_of;  // one lookup per deploy, not a scan
+  for (const auto& s : sc.apps) spec_of[s.id] = &s;
   for (const auto& a : sc.actions) {
-    w.loop.at(a.at, [&w, &sc, &a, &take_status] {
+    w.loop.at(a.at, [&w, &spec_of, &a, &take_status] {
       if (a.kind == "deploy") {
-        const AppSpec* spec = nullptr;
-        for (const auto& s : sc.apps)
-          if (s.id == a.app) spec = &s;
-        w.control.deploy(a.app_override ? *a.app_override : *spec);
+        w.control.deploy(a.app_override ? *a.app_override : *spec_of.at(a.app));
       } else if (a.kind == "stop") {
         w.control.stop_app(a.app);
       } else if (a.kind == "delete") {

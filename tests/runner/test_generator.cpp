@@ -95,7 +95,8 @@ TEST(Generator, WeightedListsParseAndSteerTheDraws) {
   o.apps = 400;
   o.sizes = {{2000, 9}, {8000, 1}};
   int small = 0;
-  for (const auto& a : generate_scenario(o)["apps"]) small += a["gpu_memory_mb"] == 2000;
+  const Json doc = generate_scenario(o);
+  for (const auto& a : doc["apps"]) small += a["gpu_memory_mb"] == 2000;
   EXPECT_GT(small, 320);
   EXPECT_LT(small, 400);
 }
