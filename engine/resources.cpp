@@ -68,19 +68,20 @@ const std::string& resource_name(ResourceId id) {
 }
 
 ResourceSet::ResourceSet(std::initializer_list<std::pair<const std::string, double>> init) {
-  // As a map built from the list: a repeated name keeps its first amount.
+  // Each amount is kept as stated, zero included; a repeated name takes the
+  // last one, as assigning into a map would.
   for (const auto& [k, v] : init) {
     const ResourceId id = intern_resource(k);
-    if (stated(id)) continue;
     const Amount a = to_amount(v);
     if (id < kFixedResources) {
       fixed_[id] = a;
       fixed_mask_ |= 1u << id;
-    } else {
-      auto it = std::lower_bound(custom_.begin(), custom_.end(), id,
-                                 [](const auto& e, ResourceId x) { return e.first < x; });
-      custom_.insert(it, {id, a});
+      continue;
     }
+    auto it = std::lower_bound(custom_.begin(), custom_.end(), id,
+                               [](const auto& e, ResourceId x) { return e.first < x; });
+    if (it != custom_.end() && it->first == id) it->second = a;
+    else custom_.insert(it, {id, a});
   }
 }
 

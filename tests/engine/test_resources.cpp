@@ -125,6 +125,9 @@ TEST(ResourceSet, CustomEntriesKeepMapSemantics) {
   EXPECT_FALSE(c.stated("zz-custom"));
   EXPECT_FALSE(c == a);
   EXPECT_TRUE((ResourceSet{{kCPU, 0}}) != ResourceSet{}) << "a stated zero is part of the set";
+  EXPECT_EQ((ResourceSet{{kCPU, 1}, {kCPU, 3}}).get(kCPU), 3.0) << "a repeated name: the last amount";
+  EXPECT_EQ((ResourceSet{{"aa-custom", 1}, {"aa-custom", 0}}).get_amount("aa-custom"), 0);
+  EXPECT_TRUE((ResourceSet{{"aa-custom", 1}, {"aa-custom", 0}}).stated("aa-custom"));
   EXPECT_NE((ResourceSet{{kCPU, 0}}).hash(), ResourceSet{}.hash());
 }
 }  // namespace
