@@ -75,6 +75,7 @@ class ClusterBackend {
                             CallDone done) = 0;
   // Driver-observed memory of a device of this job's node, where the backend
   // measures it (live agents); nullopt where it does not (simulation).
+  virtual bool measures_memory() const { return false; }
   virtual std::optional<DeviceObservation> observed_memory(const std::string& job_id, int device) const {
     (void)job_id; (void)device;
     return std::nullopt;

@@ -118,6 +118,7 @@ void ControlPlane::check_deploy(const std::string& id) {
   }
   const auto view = gpu_view();
   app.sizing = policies_.sizing->size({id, app.spec.gpu_memory_mb, app.spec.disable_gpu}, view);
+  memory_changed(app);
   trace_.record(exec_.now(), "sizing",
                 {{"app", id}, {"branch", app.sizing.branch}, {"num_gpus", app.sizing.num_gpus},
                  {"vram_mb", app.sizing.vram_mb ? Json(*app.sizing.vram_mb) : Json()},
@@ -261,6 +262,7 @@ void ControlPlane::replica_started(DemandId demand, const std::string& app_id, c
     ReplicaRecord& rr = a.replicas[it->second.second];
     if (rr.life.state() != ReplicaState::Starting) return;
     rr.life.move(ReplicaState::Running);
+    replica_running(a, demand, it->second.second);
     trace_.record(exec_.now(), "replica_running",
                   {{"app", app_id}, {"replica", cluster_.demand(demand)->label}, {"node", rr.node}});
     update_app_state(a, "all replicas running");
@@ -270,6 +272,7 @@ void ControlPlane::replica_started(DemandId demand, const std::string& app_id, c
 void ControlPlane::resubmit_replica(AppRecord& app, ReplicaRecord& r) {
   const std::size_t index = replica_of_.at(r.demand).second;
   replica_of_.erase(r.demand);
+  replica_stopped(r.demand);
   if (r.life.state() != ReplicaState::Stopped) r.life.move(ReplicaState::Stopped);
   ReplicaRecord fresh;
   fresh.demand = cluster_.submit(DemandKind::Actor, app.spec.id, app.spec.id + "#" + std::to_string(index),
@@ -286,6 +289,7 @@ void ControlPlane::withdraw_replicas(AppRecord& app) {
         if (const Demand* d = cluster_.demand(r.demand)) backend_.stop_replica(n->spec.slurm_job_id, d->label);
     cluster_.withdraw(r.demand);
     replica_of_.erase(r.demand);
+    replica_stopped(r.demand);
     if (r.life.state() != ReplicaState::Stopped) r.life.move(ReplicaState::Stopped);
   }
 }
@@ -359,6 +363,7 @@ int ControlPlane::worker_jobs() const {
 StatusSample ControlPlane::status_sample() const {
   StatusSample s;
   s.t = exec_.now();
+  s.workers.reserve(cluster_.alive_count());
   for (const Node* n : cluster_.alive_nodes()) {
     if (n->spec.head) continue;
     WorkerUsage w;
@@ -390,9 +395,9 @@ void ControlPlane::tick() {
 
   AutoscalerSnapshot s;
   s.now = exec_.now();
-  for (const Demand* d : cluster_.pending(DemandKind::Actor)) s.actors.push_back(d->request);
-  for (const Demand* d : cluster_.pending(DemandKind::Task)) s.tasks.push_back(d->request);
-  for (const Demand* d : cluster_.pending(DemandKind::Job)) s.jobs.push_back(d->request);
+  s.actors = RequestList::view(cluster_.pending_queue(DemandKind::Actor));
+  s.tasks = RequestList::view(cluster_.pending_queue(DemandKind::Task));
+  s.jobs = RequestList::view(cluster_.pending_queue(DemandKind::Job));
   s.creation_in_flight = creation_job_.has_value() || creation_submitting_;
   s.last_scale_up = last_scale_up_;
   s.last_scale_down_check = last_scale_down_check_;
@@ -534,25 +539,60 @@ void ControlPlane::cancel_and_wait(std::vector<std::string> jobs,
   exec_.after(cfg_.cancel_poll, [poll] { (*poll)(); });
 }
 
+void ControlPlane::replica_running(AppRecord& app, DemandId demand, std::size_t index) {
+  const ReplicaRecord& r = app.replicas[index];
+  running_[demand] = RunningRef{&app, index};
+  if (r.device < 0) return;
+  running_on_[{r.node, r.device}].insert(demand);
+  memory_dirty_.insert({r.node, r.device});
+}
+
+void ControlPlane::replica_stopped(DemandId demand) {
+  auto it = running_.find(demand);
+  if (it == running_.end()) return;
+  const ReplicaRecord& r = it->second.app->replicas[it->second.index];
+  if (r.device >= 0) {
+    const DeviceKey key{r.node, r.device};
+    auto on = running_on_.find(key);
+    on->second.erase(demand);
+    if (on->second.empty()) running_on_.erase(on);
+    memory_dirty_.insert(key);
+  }
+  running_.erase(it);
+}
+
+void ControlPlane::memory_changed(const AppRecord& app) {
+  for (const auto& r : app.replicas)
+    if (r.device >= 0 && running_.count(r.demand)) memory_dirty_.insert({r.node, r.device});
+}
+
 void ControlPlane::sample_memory() {
   // The node agent's report of what the driver sees: the declared observed
-  // peak of each running replica on its device.
-  std::map<std::pair<NodeId, int>, std::int64_t> used;
-  for (const auto& [id, app] : apps_)
-    for (const auto& r : app.replicas)
-      if (r.life.state() == ReplicaState::Running && r.device >= 0) {
+  // peak of each running replica on its device. Only devices whose replicas
+  // changed are read again; the sweep marks every device observed now.
+  std::vector<ClusterState::DeviceReading> changed;
+  changed.reserve(memory_dirty_.size());
+  for (const auto& key : memory_dirty_) {
+    std::int64_t used = 0;
+    if (auto on = running_on_.find(key); on != running_on_.end())
+      for (DemandId demand : on->second) {
+        const RunningRef& ref = running_.at(demand);
+        const AppRecord& app = *ref.app;
+        if (app.replicas[ref.index].life.state() != ReplicaState::Running) continue;
         const auto mb = app.spec.observed_vram_mb.value_or(app.sizing.vram_mb.value_or(0));
-        used[{r.node, r.device}] += mb * 1024 * 1024;
+        used += mb * 1024 * 1024;
       }
-  for (const Node* n : cluster_.alive_nodes())
-    for (const auto& d : n->devices()) {
-      if (auto o = backend_.observed_memory(n->spec.slurm_job_id, d.index)) {
-        cluster_.observe_device_memory(n->id, d.index, o->used_bytes, o->at);
-        continue;
-      }
-      auto it = used.find({n->id, d.index});
-      cluster_.observe_device_memory(n->id, d.index, it == used.end() ? 0 : it->second, exec_.now());
-    }
+    changed.push_back({key.first, key.second, used});
+  }
+  memory_dirty_.clear();
+  cluster_.sweep_device_memory(exec_.now(), changed);
+  // A backend that measures driver memory (live agents) overrides the
+  // declared figures where it has a reading.
+  if (backend_.measures_memory())
+    for (const Node* n : cluster_.alive_nodes())
+      for (const auto& d : n->devices())
+        if (auto o = backend_.observed_memory(n->spec.slurm_job_id, d.index))
+          cluster_.observe_device_memory(n->id, d.index, o->used_bytes, o->at);
 }
 
 // ------------------------------------------------------------------ app calls

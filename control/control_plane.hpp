@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "backends/cluster_backend.hpp"
@@ -145,6 +146,19 @@ class ControlPlane final : public BackendListener {
   // placed there before then wait for the same install.
   std::map<std::pair<NodeId, std::string>, SimTime> runtime_env_ready_at_;
   std::map<DemandId, std::string> introspection_of_;  // task -> app
+  // Replicas RUNNING, what the memory sampler reads. Records of apps_ never
+  // move (a std::map that is never erased from).
+  struct RunningRef {
+    const AppRecord* app = nullptr;
+    std::size_t index = 0;
+  };
+  using DeviceKey = std::pair<NodeId, int>;
+  std::map<DemandId, RunningRef> running_;
+  std::map<DeviceKey, std::set<DemandId>> running_on_;  // device -> its RUNNING replicas
+  std::set<DeviceKey> memory_dirty_;                    // devices to read at the next sample
+  void replica_running(AppRecord& app, DemandId demand, std::size_t index);
+  void replica_stopped(DemandId demand);
+  void memory_changed(const AppRecord& app);  // its replicas' observed size may differ
 
   TimerId monitor_timer_ = 0;
   Executor::Periodic sampler_;

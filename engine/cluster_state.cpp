@@ -1,6 +1,8 @@
 #include "engine/cluster_state.hpp"
 
 #include <algorithm>
+#include <climits>
+#include <queue>
 #include <stdexcept>
 
 namespace vramsim {
@@ -14,6 +16,85 @@ const char* name(DemandKind k) {
   return "?";
 }
 
+// ------------------------------------------------------------------ FitIndex
+
+namespace {
+constexpr Amount kNone = INT64_MIN;  // "no such capacity" / "no such need"
+enum Dim { kAlive, kCpu, kGpu, kMem, kVram, kFreeFraction, kFreeDevices };
+}  // namespace
+
+FitIndex::Key FitIndex::key_of(const Node& n) {
+  Key k;
+  k.fill(kNone);
+  if (!n.alive()) return k;
+  k[kAlive] = 1;
+  k[kCpu] = n.available.get_amount(kCPUId);
+  k[kGpu] = n.available.get_amount(kGPUId);
+  k[kMem] = n.available.get_amount(kMemoryId);
+  k[kVram] = n.available.get_amount(kVramMBId);
+  if (!n.devices().empty()) {
+    Amount best = kNone, whole = 0;
+    for (const auto& d : n.devices()) {
+      best = std::max(best, d.free_fraction());
+      if (d.fraction_booked == 0) ++whole;
+    }
+    k[kFreeFraction] = best;
+    k[kFreeDevices] = whole;
+  }
+  return k;
+}
+
+FitIndex::Key FitIndex::needs_of(const ResourceSet& r) {
+  Key k;
+  k.fill(kNone);
+  k[kAlive] = 1;
+  if (r.stated(kCPUId)) k[kCpu] = r.get_amount(kCPUId);
+  if (r.stated(kGPUId)) k[kGpu] = r.get_amount(kGPUId);
+  if (r.stated(kMemoryId)) k[kMem] = r.get_amount(kMemoryId);
+  if (r.stated(kVramMBId)) k[kVram] = r.get_amount(kVramMBId);
+  const Amount gpu = r.get_amount(kGPUId);
+  if (gpu > 0 && gpu < kAmountScale) k[kFreeFraction] = gpu;
+  else if (gpu >= kAmountScale) k[kFreeDevices] = gpu / kAmountScale;
+  return k;
+}
+
+void FitIndex::set(std::size_t i, const Key& key) {
+  if (i >= cap_) {
+    std::size_t cap = std::max<std::size_t>(cap_, 64);
+    while (cap <= i) cap *= 2;
+    Key none;
+    none.fill(kNone);
+    std::vector<Key> tree(2 * cap, none);
+    for (std::size_t j = 0; j < cap_; ++j) tree[cap + j] = tree_[cap_ + j];
+    for (std::size_t j = cap - 1; j >= 1; --j)
+      for (int d = 0; d < kDims; ++d) tree[j][d] = std::max(tree[2 * j][d], tree[2 * j + 1][d]);
+    tree_ = std::move(tree);
+    cap_ = cap;
+  }
+  std::size_t j = cap_ + i;
+  tree_[j] = key;
+  for (j /= 2; j >= 1; j /= 2)
+    for (int d = 0; d < kDims; ++d) tree_[j][d] = std::max(tree_[2 * j][d], tree_[2 * j + 1][d]);
+}
+
+long FitIndex::find(std::size_t from, const Key& needs) const {
+  if (cap_ == 0 || from >= cap_) return -1;
+  return find(1, 0, cap_, from, needs);
+}
+
+long FitIndex::find(std::size_t node, std::size_t lo, std::size_t hi, std::size_t from, const Key& needs) const {
+  if (hi <= from) return -1;
+  const Key& k = tree_[node];
+  for (int d = 0; d < kDims; ++d)
+    if (k[d] < needs[d]) return -1;
+  if (hi - lo == 1) return static_cast<long>(lo);
+  const std::size_t mid = lo + (hi - lo) / 2;
+  const long left = find(2 * node, lo, mid, from, needs);
+  return left >= 0 ? left : find(2 * node + 1, mid, hi, from, needs);
+}
+
+// -------------------------------------------------------------- ClusterState
+
 NodeId ClusterState::add_node(NodeSpec spec, SimTime now) {
   Node n;
   n.id = spec.head ? NodeId("head") : "node-" + std::to_string(next_node_++);
@@ -24,26 +105,40 @@ NodeId ClusterState::add_node(NodeSpec spec, SimTime now) {
   n.available = n.spec.resources;
   n.registered_at = now;
   for (std::size_t i = 0; i < n.spec.devices.size(); ++i) n.spec.devices[i].index = static_cast<int>(i);
-  index_[n.id] = nodes_.size();
+  const std::size_t i = nodes_.size();
+  index_[n.id] = i;
+  by_job_[n.spec.slurm_job_id].push_back(i);
   nodes_.push_back(std::move(n));
+  placed_on_.emplace_back();
+  if (nodes_.back().alive()) alive_.push_back(i);
+  unswept_.push_back(i);
+  reindex(i);
+  capacity_grew();
   return nodes_.back().id;
 }
 
 std::vector<Demand> ClusterState::remove_node(const NodeId& id) {
-  Node* n = node(id);
-  if (!n || n->life.state() == NodeState::Dead) return {};
+  auto idx = index_.find(id);
+  if (idx == index_.end()) return {};
+  const std::size_t i = idx->second;
+  Node* n = &nodes_[i];
+  if (n->life.state() == NodeState::Dead) return {};
   n->life.move(NodeState::Dead);
+  // Lost in id order, as a walk over all placements would find them.
+  std::vector<DemandId> ids = std::move(placed_on_[i]);
+  placed_on_[i].clear();
+  std::sort(ids.begin(), ids.end());
   std::vector<Demand> lost;
-  for (auto it = placed_.begin(); it != placed_.end();) {
-    if (it->second.node == id) {
-      lost.push_back(demands_.at(it->first));
-      demands_.erase(it->first);
-      it = placed_.erase(it);
-    } else {
-      ++it;
-    }
+  lost.reserve(ids.size());
+  for (DemandId d : ids) {
+    auto it = demands_.find(d);
+    lost.push_back(std::move(it->second.demand));
+    demands_.erase(it);
+    placed_.erase(d);
   }
   n->available = ResourceSet{};
+  alive_.erase(std::remove(alive_.begin(), alive_.end(), i), alive_.end());
+  reindex(i);
   return lost;
 }
 
@@ -58,60 +153,90 @@ Node* ClusterState::node(const NodeId& id) {
 }
 
 const Node* ClusterState::node_for_job(const std::string& job) const {
-  for (const auto& n : nodes_)
-    if (n.spec.slurm_job_id == job && n.life.state() != NodeState::Dead) return &n;
+  auto it = by_job_.find(job);
+  if (it == by_job_.end()) return nullptr;
+  for (std::size_t i : it->second)
+    if (nodes_[i].life.state() != NodeState::Dead) return &nodes_[i];
   return nullptr;
 }
 
 std::vector<const Node*> ClusterState::alive_nodes() const {
   std::vector<const Node*> out;
-  for (const auto& n : nodes_)
-    if (n.alive()) out.push_back(&n);
+  out.reserve(alive_.size());
+  for (std::size_t i : alive_)
+    if (nodes_[i].alive()) out.push_back(&nodes_[i]);
   return out;
 }
 
 std::vector<Node*> ClusterState::alive_nodes_mut() {
   std::vector<Node*> out;
-  for (auto& n : nodes_)
-    if (n.alive()) out.push_back(&n);
+  out.reserve(alive_.size());
+  for (std::size_t i : alive_)
+    if (nodes_[i].alive()) out.push_back(&nodes_[i]);
   return out;
 }
 
 DemandId ClusterState::submit(DemandKind kind, std::string owner, std::string label,
                               ResourceSet request, SimTime now) {
   DemandId id = next_demand_++;
-  demands_[id] = Demand{id, kind, std::move(owner), std::move(label), std::move(request), now};
-  pending_.push_back(id);
+  auto [sit, fresh] = shape_of_.try_emplace(request, static_cast<std::uint32_t>(shapes_.size()));
+  if (fresh) shapes_.push_back(Shape{request, {}, false});
+  const std::uint32_t shape = sit->second;
+  DemandRec& rec = demands_[id];
+  rec.demand = Demand{id, kind, std::move(owner), std::move(label), std::move(request), now};
+  rec.shape = shape;
+  pending_[static_cast<int>(kind)].emplace(id, &rec.demand);
+  ++pending_count_;
+  Shape& s = shapes_[shape];
+  s.queue.insert(id);
+  waiting_.insert(shape);
+  if (!s.blocked) ready_.insert(shape);
   return id;
 }
 
+void ClusterState::unqueue(const DemandRec& r) {
+  pending_[static_cast<int>(r.demand.kind)].erase(r.demand.id);
+  --pending_count_;
+  Shape& s = shapes_[r.shape];
+  s.queue.erase(r.demand.id);
+  if (s.queue.empty()) {
+    // Growth only unblocks waiting shapes; an idle shape starts afresh.
+    s.blocked = false;
+    waiting_.erase(r.shape);
+    ready_.erase(r.shape);
+  }
+}
+
 bool ClusterState::withdraw(DemandId id) {
-  auto pit = std::find(pending_.begin(), pending_.end(), id);
-  if (pit != pending_.end()) {
-    pending_.erase(pit);
-    demands_.erase(id);
+  auto it = demands_.find(id);
+  if (it == demands_.end()) return false;
+  if (!it->second.placed) {
+    unqueue(it->second);
+    demands_.erase(it);
     return true;
   }
-  auto it = placed_.find(id);
-  if (it == placed_.end()) return false;
-  release(it->second);
-  placed_.erase(it);
-  demands_.erase(id);
+  auto pit = placed_.find(id);
+  const Placement p = std::move(pit->second);
+  placed_.erase(pit);
+  demands_.erase(it);
+  if (auto n = index_.find(p.node); n != index_.end()) {
+    auto& on = placed_on_[n->second];
+    on.erase(std::find(on.begin(), on.end(), id));
+  }
+  release(p);
   return true;
 }
 
 std::vector<const Demand*> ClusterState::pending(DemandKind kind) const {
   std::vector<const Demand*> out;
-  for (DemandId id : pending_) {
-    const Demand& d = demands_.at(id);
-    if (d.kind == kind) out.push_back(&d);
-  }
+  out.reserve(pending_[static_cast<int>(kind)].size());
+  for (const auto& [id, d] : pending_[static_cast<int>(kind)]) out.push_back(d);
   return out;
 }
 
 const Demand* ClusterState::demand(DemandId id) const {
   auto it = demands_.find(id);
-  return it == demands_.end() ? nullptr : &it->second;
+  return it == demands_.end() ? nullptr : &it->second.demand;
 }
 
 const Placement* ClusterState::placement(DemandId id) const {
@@ -127,7 +252,7 @@ std::optional<Placement> ClusterState::fit_on(const Node& n, const ResourceSet& 
   Placement p;
   p.node = n.id;
   p.booked = request;
-  const Amount gpu = request.get_amount(kGPU);
+  const Amount gpu = request.get_amount(kGPUId);
   const auto& devs = n.devices();
   if (gpu > 0 && gpu < kAmountScale) {
     // Fractional: one device must hold it. Best fit keeps whole devices free
@@ -151,7 +276,7 @@ std::optional<Placement> ClusterState::fit_on(const Node& n, const ResourceSet& 
     }
     if (static_cast<Amount>(p.devices.size()) != want) return std::nullopt;
   }
-  const Amount vram = request.get_amount(kVramMB);
+  const Amount vram = request.get_amount(kVramMBId);
   if (vram > 0) {
     p.vram_mb = vram / kAmountScale;
     if (!p.devices.empty()) {
@@ -164,44 +289,77 @@ std::optional<Placement> ClusterState::fit_on(const Node& n, const ResourceSet& 
 }
 
 std::optional<Placement> ClusterState::find_fit(const ResourceSet& request) const {
-  for (const auto& n : nodes_)
-    if (auto p = fit_on(n, request)) return p;
+  const Amount gpu = request.get_amount(kGPUId);
+  if (gpu >= kAmountScale && gpu % kAmountScale != 0) return std::nullopt;  // fits nowhere
+  const FitIndex::Key needs = FitIndex::needs_of(request);
+  // The index narrows by the fixed resources; custom ones (slurm_job_id:<id>,
+  // accelerator types) are left to the exact check at each candidate.
+  for (long i = fit_.find(0, needs); i >= 0; i = fit_.find(static_cast<std::size_t>(i) + 1, needs))
+    if (auto p = fit_on(nodes_[static_cast<std::size_t>(i)], request)) return p;
   return std::nullopt;
 }
 
+void ClusterState::reindex(std::size_t i) { fit_.set(i, FitIndex::key_of(nodes_[i])); }
+
+void ClusterState::capacity_grew() {
+  // Room may have opened anywhere: every waiting shape may try again.
+  for (std::uint32_t s : waiting_) shapes_[s].blocked = false;
+  ready_ = waiting_;
+}
+
 void ClusterState::book(const Placement& p) {
-  Node* n = node(p.node);
+  const std::size_t i = index_.at(p.node);
+  Node* n = &nodes_[i];
   n->available -= p.booked;
   for (auto [dev, frac] : p.device_fractions) n->devices()[dev].fraction_booked += frac;
   if (p.vram_device >= 0) n->devices()[p.vram_device].vram_booked_mb += p.vram_mb;
+  placed_on_[i].push_back(p.demand);
+  reindex(i);
 }
 
 void ClusterState::release(const Placement& p) {
-  Node* n = node(p.node);
-  if (!n || !n->alive()) return;
+  auto it = index_.find(p.node);
+  if (it == index_.end()) return;
+  Node* n = &nodes_[it->second];
+  if (!n->alive()) return;
   n->available += p.booked;
   for (auto [dev, frac] : p.device_fractions) n->devices()[dev].fraction_booked -= frac;
   if (p.vram_device >= 0) n->devices()[p.vram_device].vram_booked_mb -= p.vram_mb;
+  reindex(it->second);
+  capacity_grew();
 }
 
 std::vector<Placement> ClusterState::schedule_pending() {
+  // Oldest first across the shapes that may fit. A shape that finds no room
+  // is blocked: capacity only shrinks for the rest of the pass, and until it
+  // grows again no demand of that shape can fit.
   std::vector<Placement> made;
-  for (auto it = pending_.begin(); it != pending_.end();) {
-    const Demand& d = demands_.at(*it);
-    auto p = find_fit(d.request);
+  if (ready_.empty()) return made;
+  using Front = std::pair<DemandId, std::uint32_t>;
+  std::priority_queue<Front, std::vector<Front>, std::greater<Front>> heap;
+  for (std::uint32_t s : ready_) heap.push({*shapes_[s].queue.begin(), s});
+  while (!heap.empty()) {
+    const auto [id, s] = heap.top();
+    heap.pop();
+    Shape& shape = shapes_[s];
+    auto p = find_fit(shape.request);
     if (!p) {
-      ++it;
+      shape.blocked = true;
+      ready_.erase(s);
       continue;
     }
-    p->demand = d.id;
+    DemandRec& rec = demands_.at(id);
+    p->demand = id;
+    unqueue(rec);
+    rec.placed = true;
     book(*p);
     if (const Node* n = node(p->node)) {
       p->node_vram_available_after = static_cast<std::int64_t>(n->available.get(kVramMB));
       if (p->vram_device >= 0) p->device_vram_booked_after = n->devices()[p->vram_device].vram_booked_mb;
     }
-    placed_[d.id] = *p;
     made.push_back(*p);
-    it = pending_.erase(it);
+    placed_.emplace(id, std::move(*p));
+    if (!shape.queue.empty()) heap.push({*shape.queue.begin(), s});
   }
   return made;
 }
@@ -212,6 +370,21 @@ void ClusterState::observe_device_memory(const NodeId& id, int device, std::int6
   if (!n || device < 0 || device >= static_cast<int>(n->devices().size())) return;
   n->devices()[device].observed_used_bytes = used;
   n->devices()[device].observed_at = now;
+}
+
+void ClusterState::sweep_device_memory(SimTime now, const std::vector<DeviceReading>& changed) {
+  for (std::size_t i : unswept_)
+    if (nodes_[i].alive())
+      for (auto& d : nodes_[i].devices()) {
+        d.observed_used_bytes = 0;
+        d.observed_at = now;
+      }
+  unswept_.clear();
+  swept_at_ = now;
+  for (const auto& r : changed) {
+    Node* n = node(r.node);
+    if (n && n->alive()) observe_device_memory(r.node, r.device, r.used_bytes, now);
+  }
 }
 
 }  // namespace vramsim

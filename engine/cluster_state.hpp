@@ -11,10 +11,22 @@
 // VRAM_MB on a multi-GPU node is visible.
 //
 // No policy, no I/O: the control plane decides what to submit and when.
+//
+// Cost: placement is indexed. Pending demand is grouped by request shape; a
+// shape that found no room stays blocked until capacity grows (a node
+// registers, a placement is released), so a pass visits only shapes that could
+// now fit. The first node that fits is found by a max-tree over the nodes in
+// registration order (see FitIndex), not by a scan. Capacity must change only
+// through this class (book/release/add/remove) for the index to stay exact.
+#include <algorithm>
+#include <array>
+#include <climits>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/lifecycle.hpp"
@@ -86,6 +98,30 @@ struct Placement {
   std::int64_t device_vram_booked_after = 0;
 };
 
+// Leftmost-fit index over the nodes in registration order: each tree node
+// holds the maxima of the placement-relevant amounts below it (alive, CPU,
+// GPU, memory, VRAM_MB, largest free device fraction, count of wholly free
+// devices), so a search skips every subtree where no node can hold the
+// request. Leaves are confirmed by the exact fit check.
+class FitIndex {
+ public:
+  static constexpr int kDims = 7;
+  using Key = std::array<Amount, kDims>;
+  static Key key_of(const Node& n);
+  static Key needs_of(const ResourceSet& request);  // minimum per dimension
+  void set(std::size_t i, const Key& k);
+  // The first index >= from whose key is >= needs in every dimension; -1 if none.
+  long find(std::size_t from, const Key& needs) const;
+
+ private:
+  long find(std::size_t node, std::size_t lo, std::size_t hi, std::size_t from, const Key& needs) const;
+  std::size_t cap_ = 0;     // leaves, a power of two
+  std::vector<Key> tree_;   // 1-based heap layout, 2 * cap_ entries
+};
+
+// Pending demand of one kind, oldest first (ids ascend with submission).
+using PendingQueue = std::map<DemandId, const Demand*>;
+
 class ClusterState {
  public:
   // Nodes -----------------------------------------------------------------
@@ -100,6 +136,7 @@ class ClusterState {
   // add_node (nodes live in one vector).
   std::vector<const Node*> alive_nodes() const;
   std::vector<Node*> alive_nodes_mut();
+  std::size_t alive_count() const { return alive_.size(); }
 
   // Demand ----------------------------------------------------------------
   DemandId submit(DemandKind kind, std::string owner, std::string label, ResourceSet request,
@@ -107,7 +144,9 @@ class ClusterState {
   // Withdraws a pending demand or releases a placed one. False if unknown.
   bool withdraw(DemandId id);
   std::vector<const Demand*> pending(DemandKind kind) const;  // oldest first
-  std::size_t pending_count() const { return pending_.size(); }
+  std::size_t pending_count() const { return pending_count_; }
+  // The same without a copy; valid until the pending demand changes.
+  const PendingQueue& pending_queue(DemandKind kind) const { return pending_[static_cast<int>(kind)]; }
   const Demand* demand(DemandId id) const;
   const Placement* placement(DemandId id) const;
 
@@ -119,17 +158,56 @@ class ClusterState {
 
   // Driver-observed memory on a device (bytes) at time `now`.
   void observe_device_memory(const NodeId& node, int device, std::int64_t used_bytes, SimTime now);
+  // A sweep of the node agents at `now`: every alive device is observed, with
+  // the readings in `changed` and otherwise its last reading (0 for a node
+  // new since the last sweep). Costs O(changed + new nodes), not O(devices):
+  // the sweep's time stands for every device's, see observed_at().
+  struct DeviceReading {
+    NodeId node;
+    int device = 0;
+    std::int64_t used_bytes = 0;
+  };
+  void sweep_device_memory(SimTime now, const std::vector<DeviceReading>& changed);
+  // When the device's reading was last taken: its own time or the last sweep's.
+  SimTime observed_at(const GpuDevice& d) const { return std::max(d.observed_at, swept_at_); }
 
  private:
+  // Pending demands with one request; ids ascend with submission, so the
+  // set's order is the queue order.
+  struct Shape {
+    ResourceSet request;
+    std::set<DemandId> queue;
+    bool blocked = false;  // found no room since capacity last grew
+  };
+  struct DemandRec {
+    Demand demand;
+    std::uint32_t shape = 0;
+    bool placed = false;
+  };
+
   std::optional<Placement> fit_on(const Node& n, const ResourceSet& request) const;
   void book(const Placement& p);
   void release(const Placement& p);
+  void reindex(std::size_t node_index);
+  void capacity_grew();
+  void unqueue(const DemandRec& r);
 
   std::vector<Node> nodes_;  // registration order; dead nodes stay for history
-  std::map<NodeId, std::size_t> index_;
-  std::map<DemandId, Demand> demands_;
-  std::vector<DemandId> pending_;  // oldest first
-  std::map<DemandId, Placement> placed_;
+  std::unordered_map<NodeId, std::size_t> index_;
+  std::unordered_map<std::string, std::vector<std::size_t>> by_job_;  // job -> nodes that ran it
+  std::vector<std::size_t> alive_;  // indices of alive nodes, registration order
+  FitIndex fit_;
+  std::unordered_map<DemandId, DemandRec> demands_;
+  std::array<PendingQueue, 3> pending_;  // by kind, oldest first
+  std::size_t pending_count_ = 0;
+  std::vector<Shape> shapes_;
+  std::unordered_map<ResourceSet, std::uint32_t, ResourceSetHash> shape_of_;
+  std::set<std::uint32_t> waiting_;  // shapes with a non-empty queue
+  std::set<std::uint32_t> ready_;    // of those, the ones not blocked
+  std::unordered_map<DemandId, Placement> placed_;
+  std::vector<std::vector<DemandId>> placed_on_;  // by node index
+  std::vector<std::size_t> unswept_;  // nodes added since the last memory sweep
+  SimTime swept_at_ = INT64_MIN;      // no sweep yet
   DemandId next_demand_ = 1;
   std::uint64_t next_node_ = 1;
 };

@@ -10,12 +10,11 @@ namespace vramsim {
 
 std::optional<ResourceSet> select_demand(const AutoscalerSnapshot& s) {
   for (const auto* list : {&s.actors, &s.tasks, &s.jobs}) {
-    for (auto it = list->rbegin(); it != list->rend(); ++it) {
-      const ResourceSet& r = *it;
-      if (r.empty() || (!r.has(kCPU) && !r.has(kGPU) && !r.has(kMemory) && list == &s.actors))
-        continue;
-      return r;
-    }
+    const bool actors = list == &s.actors;
+    const ResourceSet* r = list->find_newest([actors](const ResourceSet& r) {
+      return !r.empty() && (!actors || r.has(kCPUId) || r.has(kGPUId) || r.has(kMemoryId));
+    });
+    if (r) return *r;
   }
   return std::nullopt;
 }

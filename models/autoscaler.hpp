@@ -34,10 +34,55 @@ struct AutoscalerConfig {
   WorkerDefaults defaults;
 };
 
+// One list of pending requests, oldest first: owned, or a view of the
+// cluster's pending queue, so a tick does not copy every pending request.
+class RequestList {
+ public:
+  RequestList() = default;
+  RequestList(std::initializer_list<ResourceSet> items) : owned_(items) {}
+  // Borrows `q`; valid while the queue is unchanged (the tick's snapshot).
+  static RequestList view(const PendingQueue& q) {
+    RequestList l;
+    l.view_ = &q;
+    return l;
+  }
+  bool empty() const { return view_ ? view_->empty() : owned_.empty(); }
+  std::size_t size() const { return view_ ? view_->size() : owned_.size(); }
+  void push_back(ResourceSet r) {
+    materialise();
+    owned_.push_back(std::move(r));
+  }
+  void clear() {
+    view_ = nullptr;
+    owned_.clear();
+  }
+  // The newest entry for which pred holds, or nullptr.
+  template <class Pred>
+  const ResourceSet* find_newest(Pred&& pred) const {
+    if (view_) {
+      for (auto it = view_->rbegin(); it != view_->rend(); ++it)
+        if (pred(it->second->request)) return &it->second->request;
+      return nullptr;
+    }
+    for (auto it = owned_.rbegin(); it != owned_.rend(); ++it)
+      if (pred(*it)) return &*it;
+    return nullptr;
+  }
+
+ private:
+  void materialise() {
+    if (!view_) return;
+    for (const auto& [id, d] : *view_) owned_.push_back(d->request);
+    view_ = nullptr;
+  }
+  std::vector<ResourceSet> owned_;
+  const PendingQueue* view_ = nullptr;
+};
+
 struct AutoscalerSnapshot {
   SimTime now = 0;
   // Pending demand, oldest first, in the three lists the status exposes.
-  std::vector<ResourceSet> actors, tasks, jobs;
+  RequestList actors, tasks, jobs;
   bool creation_in_flight = false;
   std::optional<SimTime> last_scale_up;
   // None: never checked (the real loop's last-check time starts at the

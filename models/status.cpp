@@ -33,11 +33,11 @@ std::optional<std::int64_t> gpu_memory_total(const Node& n) {
 
 // Observed use: every device must have a sample, and the oldest one must be
 // recent, else a sum would mix current and stale (or missing) readings.
-std::optional<std::int64_t> gpu_memory_used(const Node& n, SimTime now, Duration max_age) {
+std::optional<std::int64_t> gpu_memory_used(const ClusterState& c, const Node& n, SimTime now, Duration max_age) {
   if (n.devices().empty()) return std::nullopt;
   std::int64_t sum = 0;
   for (const auto& d : n.devices()) {
-    if (!d.observed_used_bytes || now - d.observed_at > max_age) return std::nullopt;
+    if (!d.observed_used_bytes || now - c.observed_at(d) > max_age) return std::nullopt;
     sum += *d.observed_used_bytes;
   }
   return sum;
@@ -105,7 +105,7 @@ Json get_cluster_state(const ClusterState& cluster, SimTime now, const StatusOpt
     const std::int64_t vram_t = whole(total.get_amount(kVramMB)), vram_u = whole(used(kVramMB));
     const std::int64_t mem_t = whole(total.get_amount(kMemory)), mem_u = whole(used(kMemory));
     const auto gmem_t = gpu_memory_total(*n);
-    const auto gmem_u = gpu_memory_used(*n, now, opts.observed_max_age);
+    const auto gmem_u = gpu_memory_used(cluster, *n, now, opts.observed_max_age);
     const std::string device = !n->spec.accelerator_type.empty() ? n->spec.accelerator_type
                                : n->devices().empty()            ? std::string()
                                                                  : n->devices().front().model;

@@ -381,13 +381,11 @@ void ScenarioDriver::schedule(const std::vector<Duration>& status_at, std::optio
       line_results_[&ex] = r;
     });
   }
+  for (const auto& s : sc_.apps) spec_of_[s.id] = &s;  // one lookup per deploy, not a scan
   for (const auto& a : sc_.actions) {
     w_.exec.at(a.at, [this, &a] {
       if (a.kind == "deploy") {
-        const AppSpec* spec = nullptr;
-        for (const auto& s : sc_.apps)
-          if (s.id == a.app) spec = &s;
-        w_.control.deploy(a.app_override ? *a.app_override : *spec);
+        w_.control.deploy(a.app_override ? *a.app_override : *spec_of_.at(a.app));
       } else if (a.kind == "stop") {
         w_.control.stop_app(a.app);
       } else if (a.kind == "delete") {
@@ -453,17 +451,19 @@ void ScenarioDriver::finish(SimTime end, std::uint64_t events, const Json& end_f
   m.idle_node_seconds = watcher_->idle_node_seconds();
   world_metrics(m);
 
+  // One pass over the trace: each app's first deploy request and first RUNNING.
+  std::map<std::string, SimTime> first_request, first_running;
+  for (const auto& e : ev) {
+    if (e.kind == "deploy_requested") first_request.emplace(e["app"].get<std::string>(), e.t);
+    else if (e.kind == "app_state" && e["to"] == "RUNNING") first_running.emplace(e["app"].get<std::string>(), e.t);
+  }
   for (const auto& [id, app] : w_.control.apps()) {
     AppOutcome o;
     o.id = id;
     o.admitted = !app.admitted ? "pending" : (*app.admitted ? "admitted" : "rejected");
     o.final_state = name(app.life.state());
-    for (const auto& e : ev)
-      if (e.kind == "app_state" && e["app"] == id && e["to"] == "RUNNING") {
-        for (const auto& rq : ev)
-          if (rq.kind == "deploy_requested" && rq["app"] == id) { o.time_to_running = e.t - rq.t; break; }
-        break;
-      }
+    if (auto run = first_running.find(id); run != first_running.end())
+      if (auto req = first_request.find(id); req != first_request.end()) o.time_to_running = run->second - req->second;
     o.reservation = reservation_shape(app);
     o.message = app.message;
     result_.apps.push_back(o);

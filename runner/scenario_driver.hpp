@@ -72,6 +72,7 @@ class ScenarioDriver {
   std::shared_ptr<RunWatcher> watcher_;
   Json snapshots_ = Json::array();
   std::map<const Expectation*, ExpectationResult> line_results_;
+  std::map<std::string, const AppSpec*> spec_of_;
   std::ofstream csv_;
   std::string csv_path_;
   Executor::Periodic timeline_;

@@ -10,6 +10,7 @@
 #include "runner/scenario.hpp"
 #include "runner/simulation.hpp"
 #include "tools/live_commands.hpp"
+#include "tools/gen_command.hpp"
 
 using namespace vramsim;
 
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
 
   auto* list = app.add_subcommand("policies", "list the policy models and their variants");
   LiveCommands live_commands(app);
+  auto gen = add_gen_command(app);
 
   try {
     app.parse(argc, argv);
@@ -73,6 +75,7 @@ int main(int argc, char** argv) {
   }
 
   if (auto code = live_commands.run()) return *code;
+  if (gen->sub->parsed()) return run_gen_command(*gen);
   if (list->parsed()) {
     auto& reg = PolicyRegistry::instance();
     for (const auto& m : reg.models()) {

@@ -10,12 +10,21 @@ SimSlurmBackend::SimSlurmBackend(Executor& exec, RandomStreams& rng, TraceRecord
     : exec_(exec), rng_(rng), trace_(trace), cfg_(std::move(cfg)), advertisement_(std::move(advertisement)) {
   int n = 0;
   for (const auto& t : cfg_.nodes)
-    for (int i = 0; i < t.count; ++i) hosts_.push_back(Host{t, cfg_.ip_prefix + std::to_string(++n), ""});
+    for (int i = 0; i < t.count; ++i) {
+      free_hosts_.insert(static_cast<int>(hosts_.size()));
+      hosts_.push_back(Host{t, cfg_.ip_prefix + std::to_string(++n), ""});
+    }
 }
 
 bool SimSlurmBackend::fits(const PartitionNodeType& t, const WorkerJobSize& size) {
   return t.gpus >= size.gpus && t.cpus >= size.cpus &&
          t.memory_gb >= static_cast<std::int64_t>(size.mem_per_cpu_gb) * size.cpus;
+}
+
+int SimSlurmBackend::first_free_host(const WorkerJobSize& size) const {
+  for (int h : free_hosts_)
+    if (fits(hosts_[h].type, size)) return h;
+  return -1;
 }
 
 SimJob& SimSlurmBackend::create_job(const WorkerJobSize& size, Duration queue_wait, bool warm) {
@@ -29,7 +38,9 @@ SimJob& SimSlurmBackend::create_job(const WorkerJobSize& size, Duration queue_wa
                  {"queue_wait_us", queue_wait}};
   if (warm) fields["warm"] = true;
   trace_.record(exec_.now(), "job_submitted", std::move(fields));
-  return jobs_.emplace(id, std::move(job)).first->second;
+  SimJob& stored = jobs_.emplace(id, std::move(job)).first->second;
+  active_.emplace(id, &stored);
+  return stored;
 }
 
 void SimSlurmBackend::submit_worker(const WorkerJobSize& size, SubmitDone done) {
@@ -66,9 +77,7 @@ void SimSlurmBackend::schedule() {
   while (!queue_.empty()) {
     SimJob& j = jobs_.at(queue_.front());
     if (!j.eligible) return;
-    int host = -1;
-    for (std::size_t h = 0; h < hosts_.size() && host < 0; ++h)
-      if (hosts_[h].job.empty() && fits(hosts_[h].type, j.size)) host = static_cast<int>(h);
+    const int host = first_free_host(j.size);
     if (host < 0) return;
     queue_.erase(queue_.begin());
     start(j, host);
@@ -80,6 +89,7 @@ void SimSlurmBackend::start(SimJob& j, int host) {
   j.started = exec_.now();
   j.host = host;
   hosts_[host].job = j.id;
+  free_hosts_.erase(host);
   trace_.record(exec_.now(), "job_started", {{"job", j.id}, {"host", hosts_[host].ip}});
   const std::string id = j.id;
   j.limit_timer = exec_.after(j.size.time_limit, [this, id] {
@@ -146,9 +156,13 @@ void SimSlurmBackend::end(SimJob& j, JobState final_state, const std::string& re
   queue_.erase(std::remove(queue_.begin(), queue_.end(), j.id), queue_.end());
   const bool had_node = j.registered;
   j.life.move(final_state);
+  active_.erase(j.id);
   j.ended = exec_.now();
   j.registered = false;
-  if (j.host >= 0) hosts_[j.host].job.clear();
+  if (j.host >= 0) {
+    hosts_[j.host].job.clear();
+    free_hosts_.insert(j.host);
+  }
   trace_.record(exec_.now(), "job_ended", {{"job", j.id}, {"state", name(final_state)}, {"reason", reason}});
   if (had_node && listener_) listener_->node_lost(j.id, reason);
   schedule();
@@ -180,8 +194,8 @@ void SimSlurmBackend::cancel_jobs(const std::vector<std::string>& ids) {
 
 std::vector<JobInfo> SimSlurmBackend::list_jobs() const {
   std::vector<JobInfo> out;
-  for (const auto& [id, j] : jobs_)
-    if (!is_terminal(j.life.state())) out.push_back(JobInfo{id, "ray_worker", j.life.state()});
+  out.reserve(active_.size());
+  for (const auto& [id, j] : active_) out.push_back(JobInfo{id, "ray_worker", j->life.state()});
   return out;
 }
 
@@ -221,9 +235,7 @@ void SimSlurmBackend::call_replica(const std::string& job_id, const std::string&
 }
 
 std::string SimSlurmBackend::start_warm_worker(const WorkerJobSize& size) {
-  int host = -1;
-  for (std::size_t h = 0; h < hosts_.size() && host < 0; ++h)
-    if (hosts_[h].job.empty() && fits(hosts_[h].type, size)) host = static_cast<int>(h);
+  const int host = first_free_host(size);
   if (host < 0) throw std::invalid_argument("no free partition node fits a warm worker");
   SimJob& j = create_job(size, 0, true);
   start(j, host);

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,7 @@ class SimSlurmBackend final : public ClusterBackend {
   void schedule();
   SimJob& create_job(const WorkerJobSize& size, Duration queue_wait, bool warm);
   static bool fits(const PartitionNodeType& t, const WorkerJobSize& size);
+  int first_free_host(const WorkerJobSize& size) const;  // lowest index; -1 if none
   void start(SimJob& job, int host);
   void boot_done(const std::string& id, bool warm = false);
   void register_node(const std::string& id, const Advertisement& ad);
@@ -99,7 +101,9 @@ class SimSlurmBackend final : public ClusterBackend {
   SimSlurmConfig cfg_;
   std::shared_ptr<const AdvertisementPolicy> advertisement_;
   std::vector<Host> hosts_;
+  std::set<int> free_hosts_;  // hosts without a job, by index
   std::map<std::string, SimJob> jobs_;
+  std::map<std::string, const SimJob*> active_;  // not yet terminal, in jobs_ order (squeue's)
   std::vector<std::string> queue_;  // pending job ids, submit order
   long next_id_ = 1000;
 };

@@ -66,6 +66,7 @@ class SlurmBackend final : public ClusterBackend, private slurm::AgentServerList
   void stop_replica(const std::string& job_id, const std::string& replica) override;
   void call_replica(const std::string& job_id, const std::string& replica, const Json& payload,
                     CallDone done) override;
+  bool measures_memory() const override { return true; }
   std::optional<DeviceObservation> observed_memory(const std::string& job_id, int device) const override;
 
   unsigned short agent_port() const { return server_.port(); }

@@ -40,6 +40,7 @@ class WrappedBackend final : public ClusterBackend, public BackendListener {
   void call_replica(const std::string& job, const std::string& replica, const Json& payload, CallDone done) override {
     inner_.call_replica(job, replica, payload, std::move(done));
   }
+  bool measures_memory() const override { return measured_bytes.has_value(); }
   std::optional<DeviceObservation> observed_memory(const std::string&, int) const override {
     if (!measured_bytes) return std::nullopt;
     return DeviceObservation{*measured_bytes, exec_.now()};

@@ -398,5 +398,50 @@ TEST_F(ClusterStateTest, ObserveDeviceMemory) {
   EXPECT_FALSE(dev(n, 0).observed_used_bytes.has_value());
 }
 
+
+TEST_F(ClusterStateTest, MemorySweepObservesEveryAliveDevice) {
+  const NodeId a = cs.add_node(gpu_node(2), 0);
+  EXPECT_EQ(cs.observed_at(dev(a, 0)), 0) << "no reading, no sweep";
+  cs.sweep_device_memory(10, {{a, 1, 500}});
+  EXPECT_EQ(dev(a, 0).observed_used_bytes, 0) << "a node new since the last sweep reads zero";
+  EXPECT_EQ(dev(a, 1).observed_used_bytes, 500);
+  const NodeId b = cs.add_node(gpu_node(1), 15);
+  cs.sweep_device_memory(20, {{"node-99", 0, 7}, {a, 5, 7}});  // unknown: ignored
+  EXPECT_EQ(dev(a, 1).observed_used_bytes, 500) << "unchanged devices keep their reading";
+  EXPECT_EQ(cs.observed_at(dev(a, 1)), 20) << "and count as observed at the sweep";
+  EXPECT_EQ(dev(b, 0).observed_used_bytes, 0);
+  EXPECT_EQ(cs.observed_at(dev(b, 0)), 20);
+  cs.remove_node(b);
+  cs.sweep_device_memory(30, {{b, 0, 9}});
+  EXPECT_EQ(dev(b, 0).observed_used_bytes, 0) << "a dead node is not read";
+  cs.observe_device_memory(a, 0, 3, 42);
+  EXPECT_EQ(cs.observed_at(dev(a, 0)), 42) << "a later reading of its own wins";
+}
+
+TEST_F(ClusterStateTest, BlockedShapeRetriesOnlyWhenCapacityGrows) {
+  const NodeId n = cs.add_node(gpu_node(1), 0);
+  const DemandId big = actor(gpu(0.6));
+  const DemandId big2 = actor(gpu(0.6));
+  const DemandId small = actor(gpu(0.3));
+  auto made = cs.schedule_pending();
+  ASSERT_EQ(made.size(), 2u);
+  EXPECT_EQ(made[0].demand, big);
+  EXPECT_EQ(made[1].demand, small) << "a later, smaller shape still fits after the larger one blocked";
+  const DemandId big3 = actor(gpu(0.6));
+  EXPECT_TRUE(cs.schedule_pending().empty());
+  EXPECT_TRUE(cs.withdraw(small));  // capacity grew, but only to 0.4 free
+  EXPECT_TRUE(cs.schedule_pending().empty());
+  EXPECT_TRUE(cs.withdraw(big));
+  made = cs.schedule_pending();
+  ASSERT_EQ(made.size(), 1u);
+  EXPECT_EQ(made[0].demand, big2) << "oldest first once capacity grew";
+  const NodeId m = cs.add_node(gpu_node(1), 1);
+  made = cs.schedule_pending();
+  ASSERT_EQ(made.size(), 1u);
+  EXPECT_EQ(made[0].demand, big3);
+  EXPECT_EQ(made[0].node, m) << "a node registering unblocks the shape";
+  EXPECT_EQ(cs.pending_count(), 0u);
+  (void)n;
+}
 }  // namespace
 }  // namespace vramsim

@@ -78,5 +78,57 @@ TEST(ResourceSet, ToJsonSortedByNameAsDoubles) {
 
 TEST(ResourceSet, SlurmJobResourceName) { EXPECT_EQ(slurm_job_resource("123"), "slurm_job_id:123"); }
 
+
+TEST(ResourceInterning, FixedIdsAndStableCustomIds) {
+  EXPECT_EQ(intern_resource(kCPU), kCPUId);
+  EXPECT_EQ(intern_resource(kGPU), kGPUId);
+  EXPECT_EQ(intern_resource(kMemory), kMemoryId);
+  EXPECT_EQ(intern_resource(kVramMB), kVramMBId);
+  EXPECT_EQ(intern_resource(std::string("GPU")), kGPUId) << "by value, not only by the constant";
+  EXPECT_FALSE(find_resource("interning-test:never-used").has_value()) << "a lookup registers nothing";
+  const ResourceId a = intern_resource("interning-test:a");
+  EXPECT_GE(a, kFixedResources);
+  EXPECT_EQ(intern_resource("interning-test:a"), a);
+  EXPECT_EQ(find_resource("interning-test:a"), a);
+  EXPECT_EQ(resource_name(a), "interning-test:a");
+  EXPECT_NE(intern_resource("interning-test:b"), a);
+}
+
+TEST(ResourceSet, ByIdAndByNameAgree) {
+  ResourceSet r{{kCPU, 2}, {"interning-test:c", 1}};
+  EXPECT_EQ(r.get_amount(kCPUId), 20000);
+  EXPECT_EQ(r.get_amount(*find_resource("interning-test:c")), 10000);
+  r.set_amount(kVramMBId, 5);
+  EXPECT_EQ(r.get_amount(kVramMB), 5);
+  EXPECT_TRUE(r.stated(kVramMBId));
+  r.set_amount(kVramMBId, 0);
+  EXPECT_FALSE(r.stated(kVramMB)) << "zero drops the entry";
+  EXPECT_EQ(r.get_amount("never-registered-name"), 0);
+  EXPECT_FALSE(r.stated("never-registered-name"));
+}
+
+TEST(ResourceSet, CustomEntriesKeepMapSemantics) {
+  // Entries inserted out of id order compare and print as a map by name would.
+  ResourceSet a, b;
+  a.set("zz-custom", 1);
+  a.set("aa-custom", 2);
+  b.set("aa-custom", 2);
+  b.set("zz-custom", 1);
+  EXPECT_TRUE(a == b);
+  EXPECT_EQ(a.hash(), b.hash());
+  EXPECT_EQ(a.to_json().dump(), R"({"aa-custom":2.0,"zz-custom":1.0})");
+  const ResourceSet need{{"aa-custom", 2}, {"mm-custom", 0}};
+  EXPECT_TRUE(a.contains(need)) << "a stated zero needs nothing";
+  EXPECT_FALSE(a.contains(ResourceSet{{"mm-custom", 0.5}}));
+  ResourceSet c = a;
+  c -= ResourceSet{{"zz-custom", 1}};
+  EXPECT_FALSE(c.stated("zz-custom"));
+  EXPECT_FALSE(c == a);
+  EXPECT_TRUE((ResourceSet{{kCPU, 0}}) != ResourceSet{}) << "a stated zero is part of the set";
+  EXPECT_EQ((ResourceSet{{kCPU, 1}, {kCPU, 3}}).get(kCPU), 3.0) << "a repeated name: the last amount";
+  EXPECT_EQ((ResourceSet{{"aa-custom", 1}, {"aa-custom", 0}}).get_amount("aa-custom"), 0);
+  EXPECT_TRUE((ResourceSet{{"aa-custom", 1}, {"aa-custom", 0}}).stated("aa-custom"));
+  EXPECT_NE((ResourceSet{{kCPU, 0}}).hash(), ResourceSet{}.hash());
+}
 }  // namespace
 }  // namespace vramsim

@@ -109,5 +109,43 @@ TEST(TraceRecorder, FansOutToEverySink) {
   EXPECT_EQ(rec.count(), 2u);
 }
 
+
+TEST(JsonLinesSink, BufferedLinesAreTheEventsJson) {
+  std::ostringstream out;
+  std::vector<TraceEvent> events = {
+      {5, "no_fields", Json()},           // null fields, as record(t, kind, {}) gives
+      {6, "empty", Json::object()},
+      {-7, "nested", Json{{"a", 1}, {"b", Json::array({1, "x\"y"})}, {"c", Json{{"d", nullptr}}}}},
+      {8, "we\u00efrd \"kind\"", Json{{"v", 0.25}}}};
+  {
+    JsonLinesSink sink(out);
+    for (const auto& ev : events) sink.write(ev);
+    EXPECT_EQ(out.str(), "") << "held in the buffer until flushed";
+    sink.flush();
+  }
+  const auto lines = lines_of(out.str());
+  ASSERT_EQ(lines.size(), events.size());
+  for (std::size_t i = 0; i < events.size(); ++i) EXPECT_EQ(lines[i], events[i].to_json().dump());
+  EXPECT_EQ(lines[0], R"({"t":5,"kind":"no_fields"})");
+}
+
+TEST(JsonLinesSink, LargeOutputGoesOutBeforeFlushAndAFailedWriteThrows) {
+  std::ostringstream out;
+  JsonLinesSink sink(out);
+  const TraceEvent ev{1, "big", Json{{"pad", std::string(1000, 'x')}}};
+  for (std::size_t n = 0; n * 1000 < 2 * JsonLinesSink::kBufferBytes; ++n) sink.write(ev);
+  EXPECT_GE(out.str().size(), JsonLinesSink::kBufferBytes) << "a full buffer is written out";
+  out.setstate(std::ios::badbit);
+  EXPECT_THROW(sink.flush(), std::runtime_error);
+}
+
+TEST(JsonLinesSink, DestructionWritesWhatIsLeft) {
+  std::ostringstream out;
+  {
+    JsonLinesSink sink(out);
+    sink.write(TraceEvent{1, "k", Json::object()});
+  }
+  EXPECT_EQ(out.str(), "{\"t\":1,\"kind\":\"k\"}\n");
+}
 }  // namespace
 }  // namespace vramsim

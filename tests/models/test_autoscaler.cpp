@@ -383,5 +383,35 @@ TEST_P(AutoscalerBothVariants, SampleWithNoWorkersEndsTheIdleRun) {
   EXPECT_EQ(p->decide(k.s, k.c).action, Action::None) << "the node has existed for only 50 s";
 }
 
+
+// The tick reads the cluster's pending queues through views: the same demand
+// is selected as from copied lists, and a view changes nothing in the cluster.
+TEST(RequestList, AViewOfThePendingQueueSelectsAsACopyWould) {
+  ClusterState cs;
+  const std::vector<ResourceSet> actors = {ResourceSet{{kCPU, 2}}, ResourceSet{{kGPU, 0.5}},
+                                           ResourceSet{{"slurm_job_id:9", 1}}, ResourceSet{}};
+  for (const auto& r : actors) cs.submit(DemandKind::Actor, "a", "r", r, 0);
+  cs.submit(DemandKind::Task, "a", "t", ResourceSet{{kCPU, 1}}, 0);
+  auto viewed = at_now();
+  viewed.actors = RequestList::view(cs.pending_queue(DemandKind::Actor));
+  viewed.tasks = RequestList::view(cs.pending_queue(DemandKind::Task));
+  viewed.jobs = RequestList::view(cs.pending_queue(DemandKind::Job));
+  auto copied = at_now();
+  for (const auto& r : actors) copied.actors.push_back(r);
+  copied.tasks.push_back(ResourceSet{{kCPU, 1}});
+  EXPECT_EQ(viewed.actors.size(), 4u);
+  EXPECT_TRUE(viewed.jobs.empty());
+  ASSERT_TRUE(select_demand(viewed).has_value());
+  EXPECT_TRUE(*select_demand(viewed) == *select_demand(copied));
+  EXPECT_TRUE(*select_demand(viewed) == (ResourceSet{{kGPU, 0.5}})) << "the newest actor asking for something";
+  // Appending to a view copies it first; the cluster's queue is untouched.
+  viewed.actors.push_back(ResourceSet{{kCPU, 7}});
+  EXPECT_EQ(viewed.actors.size(), 5u);
+  EXPECT_EQ(cs.pending_queue(DemandKind::Actor).size(), 4u);
+  EXPECT_TRUE(*select_demand(viewed) == (ResourceSet{{kCPU, 7}}));
+  viewed.actors.clear();
+  EXPECT_TRUE(*select_demand(viewed) == (ResourceSet{{kCPU, 1}})) << "falls through to the tasks";
+}
+
 }  // namespace
 }  // namespace vramsim

@@ -1,0 +1,30 @@
+# vramsim gen writes a scenario that vramsim run accepts and completes, twice
+# byte-identical; the run's trace is identical across two runs as well.
+#   -DVRAMSIM=<binary> -DWORK=<dir>
+file(MAKE_DIRECTORY ${WORK})
+set(_knobs gen --apps 30 --nodes 6 --gpu A100-SXM4-80GB,L40S --arrival poisson --interval 20s
+    --horizon 6h --shutdown-at 5h --seed 7)
+foreach(_i 1 2)
+  execute_process(COMMAND ${VRAMSIM} ${_knobs} -o ${WORK}/gen-${_i}.json RESULT_VARIABLE _rc ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "vramsim gen exited ${_rc}: ${_err}")
+  endif()
+  execute_process(COMMAND ${VRAMSIM} run ${WORK}/gen-${_i}.json --trace ${WORK}/gen-${_i}.trace.jsonl
+                  RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "vramsim run exited ${_rc}: ${_out}${_err}")
+  endif()
+endforeach()
+foreach(_f gen-%.json gen-%.trace.jsonl)
+  string(REPLACE "%" "1" _a ${_f})
+  string(REPLACE "%" "2" _b ${_f})
+  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${WORK}/${_a} ${WORK}/${_b} RESULT_VARIABLE _diff)
+  if(_diff)
+    message(FATAL_ERROR "${_a} and ${_b} differ")
+  endif()
+endforeach()
+file(READ ${WORK}/gen-1.trace.jsonl _trace)
+string(FIND "${_trace}" "\"kind\":\"replica_running\"" _pos)
+if(_pos EQUAL -1)
+  message(FATAL_ERROR "no replica ever ran in the generated scenario")
+endif()
