@@ -303,7 +303,8 @@ TEST_F(LiveHead, ForgedAgentMessagesAreRefusedAndTheRunCompletes) {
   send("{\"type\":\"hello\",\"job_id\":\"1\",\"run_id\":\"" + run_id + "\",\"hmac\":\"" + std::string(64, '0') + "\"}\n");
   const int status = run({VRAMSIM_BINARY, "status", "--live", "127.0.0.1:" + std::to_string(status_port)}, "status", 20s);
   EXPECT_EQ(status, 0) << slurp(work_ + "/status.err");
-  EXPECT_NE(slurp(work_ + "/status.out").find("[HEAD]"), std::string::npos) << slurp(work_ + "/status.out");
+  EXPECT_NE(slurp(work_ + "/status.out").find("status at "), std::string::npos) << slurp(work_ + "/status.out");
+  EXPECT_NE(slurp(work_ + "/status.out").find("(live " + run_id + ")"), std::string::npos) << slurp(work_ + "/status.out");
   EXPECT_EQ(wait(head, 90s), 0) << slurp(head.err);
   const auto ev = read_trace(work_ + "/" + run_id + "/trace.jsonl");
   EXPECT_GE(of(ev, "agent_refused").size(), 3u);

@@ -24,7 +24,7 @@ struct TableRow {
 };
 
 std::map<std::string, TableRow> load_table() {
-  std::ifstream in(VRAMSIM_SOURCE_DIR "/tests/models/data/sizing_round_table.txt");
+  std::ifstream in(std::string(VRAMSIM_SOURCE_DIR) + "/tests/models/data/sizing_round_table.txt");
   std::map<std::string, TableRow> t;
   std::string line;
   while (std::getline(in, line)) {
