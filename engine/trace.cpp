@@ -18,17 +18,23 @@ const Json& TraceEvent::operator[](const std::string& key) const {
   return it == fields.end() ? null_json : *it;
 }
 
-JsonLinesSink::JsonLinesSink(const std::string& path)
-    : file_(std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc)),
-      out_(file_.get()) {
-  if (!*file_) throw std::runtime_error("cannot open trace file '" + path + "' for writing");
+JsonLinesSink::JsonLinesSink(const std::string& path) : file_(std::make_unique<OutputFile>(path)) {}
+
+void JsonLinesSink::write(const TraceEvent& ev) {
+  std::string line = ev.to_json().dump(-1, ' ', false, Json::error_handler_t::replace);
+  line += '\n';
+  if (file_) file_->write(line);
+  else *out_ << line;
 }
 
-void JsonLinesSink::write(const TraceEvent& ev) { *out_ << ev.to_json().dump() << '\n'; }
-
 void JsonLinesSink::flush() {
-  out_->flush();
-  if (!*out_) throw std::runtime_error("writing the trace failed");
+  if (file_) file_->flush();
+  else if (!out_->flush()) throw std::runtime_error("writing the trace failed");
+}
+
+void JsonLinesSink::close() {
+  if (file_) file_->close();
+  else flush();
 }
 
 std::vector<TraceEvent> MemorySink::of_kind(const std::string& kind) const {
@@ -49,6 +55,10 @@ void TraceRecorder::record(SimTime t, std::string kind, Json fields) {
 
 void TraceRecorder::flush() {
   for (auto& s : sinks_) s->flush();
+}
+
+void TraceRecorder::close() {
+  for (auto& s : sinks_) s->close();
 }
 
 }  // namespace vramsim

@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iomanip>
+#include <memory>
 #include <sstream>
 
 #include "engine/event_loop.hpp"
 #include "engine/format.hpp"
+#include "engine/output_file.hpp"
 #include "models/status.hpp"
 
 namespace vramsim {
@@ -267,23 +268,23 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   }
   for (Duration t : opt.status_at)
     w.loop.at(t, [&take_status] { take_status("--status-at", Json::object(), "--status-at"); });
-  std::ofstream csv;
+  std::unique_ptr<OutputFile> csv;
   Executor::Periodic timeline;
   if (opt.status_every) {
-    csv.open(opt.status_csv_path, std::ios::trunc);
-    if (!csv) throw std::runtime_error("cannot open the status CSV for writing");
-    csv << status_csv_header() << "\n";
+    csv = std::make_unique<OutputFile>(opt.status_csv_path);
+    csv->write(status_csv_header() + "\n");
     timeline = w.loop.every(*opt.status_every, [&] {
       for (const auto& row : status_csv_rows(get_cluster_state(w.cluster, w.loop.now(), status_opts), w.loop.now()))
-        csv << row << "\n";
+        csv->write(row + "\n");
     }, 0);
   }
 
   w.loop.run(sc.horizon);
   timeline.cancel();
+  if (csv) csv->close();
   const SimTime end = w.loop.now();
   w.trace.record(end, "run_ended", {{"events", w.loop.events_run()}});
-  w.trace.flush();
+  w.trace.close();
 
   // Metrics.
   RunMetrics& m = result.metrics;
@@ -336,9 +337,9 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
     else result.expectations.push_back(check_metric(ex, m));
   }
   if (!opt.status_json_path.empty()) {
-    std::ofstream out(opt.status_json_path, std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot open '" + opt.status_json_path + "' for writing");
-    out << snapshots.dump(2) << "\n";
+    OutputFile out(opt.status_json_path);
+    out.write(snapshots.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+    out.close();
   }
   return result;
 }

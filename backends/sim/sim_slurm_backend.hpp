@@ -73,6 +73,8 @@ class SimSlurmBackend final : public ClusterBackend {
   std::string start_warm_worker(const WorkerJobSize& size);
   const std::map<std::string, SimJob>& jobs() const { return jobs_; }
   const SimSlurmConfig& config() const { return cfg_; }
+  // Whether a node of this type can run a job of this size at all.
+  static bool fits(const PartitionNodeType& t, const WorkerJobSize& size);
 
  private:
   struct Host {
@@ -82,7 +84,6 @@ class SimSlurmBackend final : public ClusterBackend {
   };
   void schedule();
   SimJob& create_job(const WorkerJobSize& size, Duration queue_wait, bool warm);
-  static bool fits(const PartitionNodeType& t, const WorkerJobSize& size);
   void start(SimJob& job, int host);
   void boot_done(const std::string& id, bool warm = false);
   void register_node(const std::string& id, const Advertisement& ad);
