@@ -12,6 +12,15 @@
 
 namespace vramsim {
 
+// The splitmix64 finaliser: a cheap, stateless, well-spread 64-bit mix, used
+// to derive stream seeds and deterministic test data.
+constexpr std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
 class RandomStream {
  public:
   explicit RandomStream(std::uint64_t seed) : gen_(seed) {}

@@ -18,30 +18,30 @@ const Json& TraceEvent::operator[](const std::string& key) const {
   return it == fields.end() ? null_json : *it;
 }
 
-JsonLinesSink::JsonLinesSink(const std::string& path)
-    : file_(std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc)),
-      out_(file_.get()) {
-  if (!*file_) throw std::runtime_error("cannot open trace file '" + path + "' for writing");
-}
+JsonLinesSink::JsonLinesSink(const std::string& path) : file_(std::make_unique<OutputFile>(path)) {}
 
 JsonLinesSink::~JsonLinesSink() {
-  // Best effort: flush() is where failures are reported.
-  if (!buf_.empty() && *out_) out_->write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
-  out_->flush();
+  // Best effort: flush() and close() are where failures are reported.
+  try {
+    if (!buf_.empty()) drain();
+    if (!file_) out_->flush();
+  } catch (const std::exception&) {
+  }
 }
 
 void JsonLinesSink::write(const TraceEvent& ev) {
+  constexpr auto replace = Json::error_handler_t::replace;
   // The same bytes as ev.to_json().dump(), without copying the fields: "t"
   // and "kind" first, then the fields' own object minus its opening brace.
   if (!ev.fields.is_null() && !ev.fields.is_object()) {
-    buf_ += ev.to_json().dump();
+    buf_ += ev.to_json().dump(-1, ' ', false, replace);
   } else {
     buf_ += "{\"t\":";
     buf_ += std::to_string(ev.t);
     buf_ += ",\"kind\":";
-    buf_ += Json(ev.kind).dump();
+    buf_ += Json(ev.kind).dump(-1, ' ', false, replace);
     if (ev.fields.is_object() && !ev.fields.empty()) {
-      const std::string fields = ev.fields.dump();
+      const std::string fields = ev.fields.dump(-1, ' ', false, replace);
       buf_ += ',';
       buf_.append(fields, 1, std::string::npos);
     } else {
@@ -53,6 +53,11 @@ void JsonLinesSink::write(const TraceEvent& ev) {
 }
 
 void JsonLinesSink::drain() {
+  if (file_) {
+    file_->write(buf_);
+    buf_.clear();
+    return;
+  }
   out_->write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
   buf_.clear();
   if (!*out_) throw std::runtime_error("writing the trace failed");
@@ -60,8 +65,14 @@ void JsonLinesSink::drain() {
 
 void JsonLinesSink::flush() {
   drain();
-  out_->flush();
-  if (!*out_) throw std::runtime_error("writing the trace failed");
+  if (file_) file_->flush();
+  else if (!out_->flush()) throw std::runtime_error("writing the trace failed");
+}
+
+void JsonLinesSink::close() {
+  drain();
+  if (file_) file_->close();
+  else flush();
 }
 
 std::vector<TraceEvent> MemorySink::of_kind(const std::string& kind) const {
@@ -82,6 +93,10 @@ void TraceRecorder::record(SimTime t, std::string kind, Json fields) {
 
 void TraceRecorder::flush() {
   for (auto& s : sinks_) s->flush();
+}
+
+void TraceRecorder::close() {
+  for (auto& s : sinks_) s->close();
 }
 
 }  // namespace vramsim

@@ -2,7 +2,6 @@
 // Trace recorder: every state change is one event {t, kind, ...fields}.
 // Sinks receive events in the order they were recorded. The event kinds and
 // their fields are documented in docs/trace-format.md.
-#include <fstream>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -10,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/output_file.hpp"
 #include "engine/time.hpp"
 
 namespace vramsim {
@@ -30,24 +30,28 @@ class TraceSink {
   virtual ~TraceSink() = default;
   virtual void write(const TraceEvent& ev) = 0;
   virtual void flush() {}
+  virtual void close() { flush(); }  // the last call; a file sink checks its close
 };
 
 // One compact JSON object per line. Lines collect in a buffer that goes out
-// in large writes (each checked), so tracing costs little beside the run.
+// in large writes, each checked, so tracing costs little beside the run.
+// Strings that are not valid UTF-8 (a file path, say) are written with
+// U+FFFD in place of the bad bytes.
 class JsonLinesSink final : public TraceSink {
  public:
   explicit JsonLinesSink(std::ostream& out) : out_(&out) {}
-  explicit JsonLinesSink(const std::string& path);  // throws std::runtime_error
+  explicit JsonLinesSink(const std::string& path);  // throws OutputError
   ~JsonLinesSink() override;
-  void write(const TraceEvent& ev) override;  // throws std::runtime_error when a write fails
+  void write(const TraceEvent& ev) override;  // throws (OutputError for a file) when a write fails
   void flush() override;                      // the same
+  void close() override;
 
   static constexpr std::size_t kBufferBytes = 1 << 20;
 
  private:
   void drain();
-  std::unique_ptr<std::ofstream> file_;
-  std::ostream* out_;
+  std::unique_ptr<OutputFile> file_;
+  std::ostream* out_ = nullptr;
   std::string buf_;
 };
 
@@ -63,6 +67,7 @@ class TraceRecorder {
   void add_sink(std::shared_ptr<TraceSink> sink) { sinks_.push_back(std::move(sink)); }
   void record(SimTime t, std::string kind, Json fields = Json::object());
   void flush();
+  void close();  // flushes and closes every sink; throws OutputError
   std::uint64_t count() const { return count_; }
 
  private:

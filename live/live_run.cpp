@@ -117,6 +117,7 @@ class FlushEachEvent final : public TraceSink {
     inner_->flush();
   }
   void flush() override { inner_->flush(); }
+  void close() override { inner_->close(); }
 
  private:
   std::shared_ptr<TraceSink> inner_;

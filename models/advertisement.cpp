@@ -39,21 +39,24 @@ class LegacyAdvertisement final : public AdvertisementPolicy {
   std::string vram_block(int) const override { return ""; }
 };
 
+// Why a one-GPU node cannot advertise VRAM_MB; empty when it can. The single
+// gate that both the fixed worker advertisement and the head apply.
+std::string single_gpu_blocker(const NodeGpuFacts& f) {
+  if (!f.nvidia_smi_present) return "nvidia-smi not found; starting without VRAM_MB";
+  if (f.nvidia_smi_fails || f.memory_total_mb.empty() || f.memory_total_mb[0] <= 0)
+    return "could not detect GPU memory (nvidia-smi failure); starting without VRAM_MB";
+  if (f.mig_enabled) return "could not detect GPU memory (MIG enabled); starting without VRAM_MB";
+  return "";
+}
+
 // fixed: exactly one GPU, nvidia-smi works, MIG off -> VRAM_MB = memory.total.
 class GatedAdvertisement final : public AdvertisementPolicy {
  public:
   Advertisement advertise(const std::string& job_id, const NodeGpuFacts& f) const override {
     Advertisement a{base_resources(job_id), ""};
     if (f.gpus != 1) return a;
-    if (!f.nvidia_smi_present) {
-      a.notice = "nvidia-smi not found; starting without VRAM_MB";
-    } else if (f.nvidia_smi_fails || f.memory_total_mb.empty() || f.memory_total_mb[0] <= 0) {
-      a.notice = "could not detect GPU memory (nvidia-smi failure); starting without VRAM_MB";
-    } else if (f.mig_enabled) {
-      a.notice = "could not detect GPU memory (MIG enabled); starting without VRAM_MB";
-    } else {
-      a.resources.set(kVramMB, static_cast<double>(f.memory_total_mb[0]));
-    }
+    if (auto mb = head_vram_mb(f)) a.resources.set(kVramMB, static_cast<double>(*mb));
+    else a.notice = single_gpu_blocker(f);
     return a;
   }
   std::string vram_block(int num_gpus) const override {
@@ -90,9 +93,7 @@ class UngatedAdvertisement final : public AdvertisementPolicy {
 }  // namespace
 
 std::optional<std::int64_t> head_vram_mb(const NodeGpuFacts& f) {
-  if (f.gpus != 1 || !f.nvidia_smi_present || f.nvidia_smi_fails || f.mig_enabled ||
-      f.memory_total_mb.empty() || f.memory_total_mb[0] <= 0)
-    return std::nullopt;
+  if (f.gpus != 1 || !single_gpu_blocker(f).empty()) return std::nullopt;
   return f.memory_total_mb[0];
 }
 

@@ -16,6 +16,11 @@ Duration LatencyModel::sample(RandomStream& rng) const {
     case Kind::Empirical:
       return samples.empty() ? 0 : samples[rng.index(samples.size())];
   }
+  // A heavy tail (lognormal with a large sigma) can draw beyond any run;
+  // a year caps it far from overflow and far beyond any horizon.
+  constexpr double kMaxDrawUs = 365.0 * 24 * 3600 * 1e6;
+  if (!(us >= 0)) us = 0;
+  if (us > kMaxDrawUs) us = kMaxDrawUs;
   // Whole milliseconds keep traces short and stable.
   return static_cast<Duration>(std::llround(us / 1000.0)) * kMillisecond;
 }

@@ -6,11 +6,12 @@
 #include <cstdio>
 #include <optional>
 
+#include "engine/format.hpp"
+
 namespace vramsim {
 namespace {
 
 constexpr std::int64_t kMiB = 1024 * 1024;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 const char* const kNA = "NA";
 
 // Whole units (MB, bytes) from a fixed-point amount, rounded half away from 0.
@@ -51,16 +52,6 @@ std::string printf_string(const char* fmt, ...) {
   std::vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
   return buf;
-}
-
-// A resource amount as an integer when integral, else with up to 4 decimals.
-std::string number(double v) {
-  const double r = std::round(v);
-  if (std::fabs(v - r) < 0.5 / kAmountScale) return printf_string("%lld", static_cast<long long>(r));
-  std::string s = printf_string("%.4f", v);
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s;
 }
 
 std::string gib(const Json& bytes) {
@@ -190,8 +181,8 @@ std::vector<std::string> format_status_lines(const Json& state) {
                               static_cast<long long>(vram_t));
       line += "VRAM: " + gib(n.at("used_gpu_memory")) + "/" + gib(n.at("total_gpu_memory")) + " GB ";
     }
-    line += " CPU: " + number(n.at("used_cpu").get<double>()) + "/" +
-            number(n.at("total_cpu").get<double>());
+    line += " CPU: " + format_amount(n.at("used_cpu").get<double>()) + "/" +
+            format_amount(n.at("total_cpu").get<double>());
     lines.push_back(std::move(line));
   }
   return lines;
@@ -222,10 +213,10 @@ std::vector<std::string> status_csv_rows(const Json& state, SimTime now) {
   std::vector<std::string> rows;
   const std::string t = format_seconds(now);
   for (const auto& [id, n] : state.at("nodes").items())
-    rows.push_back(t + "," + csv_field(id) + "," + number(n.at("used_gpu").get<double>()) + "," +
+    rows.push_back(t + "," + csv_field(id) + "," + format_amount(n.at("used_gpu").get<double>()) + "," +
                    std::to_string(n.at("used_vram_mb").get<std::int64_t>()) + "," +
                    std::to_string(n.at("total_vram_mb").get<std::int64_t>()) + "," +
-                   number(n.at("used_cpu").get<double>()));
+                   format_amount(n.at("used_cpu").get<double>()));
   return rows;
 }
 

@@ -5,11 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/resources.hpp"
 #include "engine/time.hpp"
 
 namespace vramsim {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 struct WorkerDefaults {
   int cpus = 8;

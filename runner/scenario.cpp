@@ -1,12 +1,16 @@
 #include "runner/scenario.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <fstream>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <limits>
 #include <set>
 #include <sstream>
 
+#include "engine/format.hpp"
 #include "models/policy_set.hpp"
 #include "models/registry.hpp"
 
@@ -83,24 +87,40 @@ class Obj {
     return it == j_.end() ? nullptr : &*it;
   }
   bool has(const std::string& key) const { return j_.contains(key); }
-  std::int64_t integer(const std::string& key, std::int64_t def, std::int64_t min = 0,
-                       std::int64_t max = INT64_MAX) {
+  // Integers are checked against [min, max] on the value as written, before
+  // any narrowing; the message quotes the JSON text, never a wrapped value.
+  std::int64_t integer(const std::string& key, std::int64_t def, std::int64_t min, std::int64_t max) {
     const Json* v = get(key);
     if (!v) return def;
-    if (!v->is_number_integer()) fail(at(key), "expected an integer, got " + std::string(type_name(*v)));
-    const std::int64_t x = v->get<std::int64_t>();
-    if (x < min || x > max)
-      fail(at(key), "expected an integer in [" + std::to_string(min) + ", " +
-                        (max == INT64_MAX ? std::string("inf") : std::to_string(max)) + "], got " +
-                        std::to_string(x));
+    return integer_value(*v, at(key), min, max);
+  }
+  std::int64_t integer_value(const Json& v, const std::string& path, std::int64_t min, std::int64_t max) const {
+    if (!v.is_number_integer()) fail(path, "expected an integer, got " + std::string(type_name(v)));
+    bool ok = false;
+    std::int64_t x = 0;
+    if (v.is_number_unsigned()) {
+      const std::uint64_t u = v.get<std::uint64_t>();
+      ok = max >= 0 && u <= static_cast<std::uint64_t>(max);
+      x = ok ? static_cast<std::int64_t>(u) : 0;
+      ok = ok && x >= min;
+    } else {
+      x = v.get<std::int64_t>();
+      ok = x >= min && x <= max;
+    }
+    if (!ok)
+      fail(path, "expected an integer in [" + std::to_string(min) + ", " +
+                     (max == std::numeric_limits<std::int64_t>::max() ? std::string("inf") : std::to_string(max)) +
+                     "], got " + v.dump());
     return x;
   }
-  double number(const std::string& key, double def, double min = 0) {
+  double number(const std::string& key, double def, double min, double max) {
     const Json* v = get(key);
     if (!v) return def;
     if (!v->is_number()) fail(at(key), "expected a number, got " + std::string(type_name(*v)));
     const double x = v->get<double>();
-    if (!std::isfinite(x) || x < min) fail(at(key), "expected a number >= " + std::to_string(min));
+    if (!std::isfinite(x) || x < min || x > max)
+      fail(at(key), "expected a number in [" + format_number(min) + ", " + format_number(max) + "], got " +
+                        v->dump());
     return x;
   }
   bool boolean(const std::string& key, bool def) {
@@ -115,15 +135,19 @@ class Obj {
     if (!v->is_string()) fail(at(key), "expected a string, got " + std::string(type_name(*v)));
     return v->get<std::string>();
   }
-  Duration duration(const std::string& key, Duration def) {
+  Duration duration(const std::string& key, Duration def, Duration max = limits::kMaxDuration) {
     const Json* v = get(key);
     if (!v) return def;
-    return parse_duration_value(*v, at(key));
+    return parse_duration_value(*v, at(key), max);
   }
-  Duration parse_duration_value(const Json& v, const std::string& path) const {
+  // A duration is bounded before it is converted, so a huge number of
+  // seconds cannot overflow the microsecond count.
+  Duration parse_duration_value(const Json& v, const std::string& path,
+                                Duration max = limits::kMaxDuration) const {
+    const std::string range = "a non-negative duration up to " + format_duration(max);
     if (v.is_number()) {
       const double s = v.get<double>();
-      if (!std::isfinite(s) || s < 0) fail(path, "expected a non-negative duration, got " + v.dump());
+      if (!std::isfinite(s) || s < 0 || s > to_seconds(max)) fail(path, "expected " + range + ", got " + v.dump());
       return seconds(s);
     }
     if (!v.is_string())
@@ -132,6 +156,7 @@ class Obj {
     if (!d)
       fail(path, "expected a non-negative duration such as \"90s\", \"5m\" or \"4:00:00\", got \"" +
                      v.get<std::string>() + "\"");
+    if (*d > max) fail(path, "expected " + range + ", got \"" + v.get<std::string>() + "\"");
     return *d;
   }
   // Unknown fields are errors: a typo must not silently become a default.
@@ -180,7 +205,7 @@ LatencyModel parse_latency(Obj& parent, const std::string& key, const LatencyMod
   } else if (dist == "lognormal") {
     m.kind = LatencyModel::Kind::Lognormal;
     m.median = o.duration("median", 0);
-    m.sigma = o.number("sigma", 0.5);
+    m.sigma = o.number("sigma", 0.5, 0, limits::kMaxSigma);
     if (m.median <= 0) o.fail(o.at("median"), "expected a positive duration");
   } else if (dist == "uniform") {
     m.kind = LatencyModel::Kind::Uniform;
@@ -208,15 +233,17 @@ AppSpec parse_app(Obj& o, const AppSpec* base) {
   if (a.id.empty()) o.fail(o.at("id"), "expected a non-empty app id");
   if (const Json* g = o.get("gpu_memory_mb")) {
     if (g->is_null()) a.gpu_memory_mb.reset();
-    else if (!g->is_number_integer() || g->get<std::int64_t>() < -1)
-      o.fail(o.at("gpu_memory_mb"), "expected an integer number of MB >= 0, or -1 for a whole GPU");
-    else a.gpu_memory_mb = g->get<std::int64_t>();
+    else if (!g->is_number_integer())
+      o.fail(o.at("gpu_memory_mb"), "expected an integer number of MB >= 0, or -1 for a whole GPU, got " +
+                                        std::string(type_name(*g)));
+    else a.gpu_memory_mb = o.integer_value(*g, o.at("gpu_memory_mb"), -1, limits::kMaxVramMb);
   }
   a.disable_gpu = o.boolean("disable_gpu", a.disable_gpu);
-  a.cpus = o.number("cpus", a.cpus);
-  a.memory_bytes = o.integer("memory_mb", a.memory_bytes / (1024 * 1024)) * 1024 * 1024;
-  a.replicas = static_cast<int>(o.integer("replicas", a.replicas, 1, 100000));
-  if (o.has("observed_vram_mb")) a.observed_vram_mb = o.integer("observed_vram_mb", 0);
+  a.cpus = o.number("cpus", a.cpus, 0, static_cast<double>(limits::kMaxCpus));
+  // Bounded in MB first, so the byte count cannot overflow.
+  a.memory_bytes = o.integer("memory_mb", a.memory_bytes / (1024 * 1024), 0, limits::kMaxMemoryMb) * 1024 * 1024;
+  a.replicas = static_cast<int>(o.integer("replicas", a.replicas, 1, limits::kMaxReplicas));
+  if (o.has("observed_vram_mb")) a.observed_vram_mb = o.integer("observed_vram_mb", 0, 0, limits::kMaxVramMb);
   a.kind = o.string("kind", a.kind);
   if (a.kind != "plain" && a.kind != "probe")
     o.fail(o.at("kind"), "expected \"plain\" or \"probe\", got \"" + a.kind + "\"");
@@ -338,9 +365,9 @@ Expectation parse_expectation(const Json& e, const std::string& path, const std:
       const bool count = o.has("count"), lo = o.has("min_count"), hi = o.has("max_count");
       if (count && (lo || hi))
         o.fail(o.at("count"), "expected \"count\" alone, or \"min_count\" and/or \"max_count\"");
-      if (count) x.min_count = x.max_count = o.integer("count", 0, 0);
-      if (hi) { x.max_count = o.integer("max_count", 0, 0); x.min_count = 0; }
-      if (lo) x.min_count = o.integer("min_count", 0, 0);
+      if (count) x.min_count = x.max_count = o.integer("count", 0, 0, std::numeric_limits<std::int64_t>::max());
+      if (hi) { x.max_count = o.integer("max_count", 0, 0, std::numeric_limits<std::int64_t>::max()); x.min_count = 0; }
+      if (lo) x.min_count = o.integer("min_count", 0, 0, std::numeric_limits<std::int64_t>::max());
       if (x.min_count > x.max_count)
         o.fail(o.at("max_count"), "expected max_count >= min_count (" + std::to_string(x.min_count) + "), got " +
                                       std::to_string(x.max_count));
@@ -362,7 +389,7 @@ Expectation parse_expectation(const Json& e, const std::string& path, const std:
       x.invariant = enum_field(o, "invariant", kInvariants, "an invariant");
       if (x.invariant == "max_worker_jobs") {
         if (!o.has("max")) o.fail(o.at("max"), "max_worker_jobs needs \"max\", a non-negative integer");
-        x.max = static_cast<double>(o.integer("max", 0, 0));
+        x.max = static_cast<double>(o.integer("max", 0, 0, std::numeric_limits<std::int64_t>::max()));
       }
       break;
     }
@@ -395,8 +422,14 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
   Obj root(doc, "$", file);
   s.name = root.string("name", "");
   s.description = root.string("description", "");
-  s.seed = static_cast<std::uint64_t>(root.integer("seed", 1));
-  s.horizon = root.duration("horizon", s.horizon);
+  if (const Json* seed = root.get("seed")) {
+    // The whole unsigned 64-bit range, as --seed takes it.
+    if (!seed->is_number_unsigned())
+      root.fail(root.at("seed"), "expected an integer in [0, 18446744073709551615], got " +
+                                     (seed->is_number() ? seed->dump() : std::string(type_name(*seed))));
+    s.seed = seed->get<std::uint64_t>();
+  }
+  s.horizon = root.duration("horizon", s.horizon, limits::kMaxHorizon);
 
   if (const Json* p = root.get("policies")) {
     std::string spec;
@@ -431,9 +464,9 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
     if (const Json* h = co.get("head")) {
       Obj ho(*h, co.at("head"), file);
       s.head.ip = ho.string("ip", s.head.ip);
-      s.head.cpus = static_cast<int>(ho.integer("cpus", s.head.cpus));
-      s.head.memory_gb = ho.integer("memory_gb", s.head.memory_gb);
-      s.head.gpus = static_cast<int>(ho.integer("gpus", s.head.gpus, 0, 64));
+      s.head.cpus = static_cast<int>(ho.integer("cpus", s.head.cpus, 0, limits::kMaxCpus));
+      s.head.memory_gb = ho.integer("memory_gb", s.head.memory_gb, 0, limits::kMaxMemoryGb);
+      s.head.gpus = static_cast<int>(ho.integer("gpus", s.head.gpus, 0, limits::kMaxGpus));
       s.head.gpu = ho.string("gpu", "");
       if (s.head.gpus > 0) {
         if (s.head.gpu.empty()) ho.fail(ho.at("gpu"), "expected a GPU model name when gpus > 0");
@@ -444,10 +477,13 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
     auto& as = cc.autoscaler;
     if (const Json* w = co.get("worker_defaults")) {
       Obj wo(*w, co.at("worker_defaults"), file);
-      as.defaults.cpus = static_cast<int>(wo.integer("cpus", as.defaults.cpus, 1));
-      as.defaults.gpus = static_cast<int>(wo.integer("gpus", as.defaults.gpus, 0, 64));
-      as.defaults.mem_per_cpu_gb = static_cast<int>(wo.integer("mem_per_cpu_gb", as.defaults.mem_per_cpu_gb, 1));
+      as.defaults.cpus = static_cast<int>(wo.integer("cpus", as.defaults.cpus, 1, limits::kMaxCpus));
+      as.defaults.gpus = static_cast<int>(wo.integer("gpus", as.defaults.gpus, 0, limits::kMaxGpus));
+      as.defaults.mem_per_cpu_gb =
+          static_cast<int>(wo.integer("mem_per_cpu_gb", as.defaults.mem_per_cpu_gb, 1, limits::kMaxMemPerCpuGb));
       as.defaults.time_limit = wo.duration("time_limit", as.defaults.time_limit);
+      // A zero limit would end every job the moment it starts.
+      if (as.defaults.time_limit <= 0) wo.fail(wo.at("time_limit"), "expected a positive duration");
       if (const Json* x = wo.get("extra_sbatch_args")) {
         if (!x->is_array()) wo.fail(wo.at("extra_sbatch_args"), "expected an array of strings");
         for (std::size_t i = 0; i < x->size(); ++i) {
@@ -458,22 +494,22 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
       }
       wo.finish();
     }
-    as.min_workers = static_cast<int>(co.integer("min_workers", as.min_workers));
-    as.max_workers = static_cast<int>(co.integer("max_workers", as.max_workers));
+    as.min_workers = static_cast<int>(co.integer("min_workers", as.min_workers, 0, limits::kMaxWorkers));
+    as.max_workers = static_cast<int>(co.integer("max_workers", as.max_workers, 0, limits::kMaxWorkers));
     if (as.max_workers < as.min_workers) co.fail(co.at("max_workers"), "expected max_workers >= min_workers");
     s.initial_worker_size = WorkerJobSize{as.defaults.gpus, as.defaults.cpus, as.defaults.mem_per_cpu_gb,
                                           as.defaults.time_limit, {}};
     if (const Json* iw = co.get("initial_workers")) {
       if (iw->is_object()) {
         Obj io(*iw, co.at("initial_workers"), file);
-        s.initial_workers = static_cast<int>(io.integer("count", 1));
+        s.initial_workers = static_cast<int>(io.integer("count", 1, 0, limits::kMaxWorkers));
         auto& z = s.initial_worker_size;
-        z.gpus = static_cast<int>(io.integer("gpus", z.gpus, 0, 64));
-        z.cpus = static_cast<int>(io.integer("cpus", z.cpus, 1));
-        z.mem_per_cpu_gb = static_cast<int>(io.integer("mem_per_cpu_gb", z.mem_per_cpu_gb, 1));
+        z.gpus = static_cast<int>(io.integer("gpus", z.gpus, 0, limits::kMaxGpus));
+        z.cpus = static_cast<int>(io.integer("cpus", z.cpus, 1, limits::kMaxCpus));
+        z.mem_per_cpu_gb = static_cast<int>(io.integer("mem_per_cpu_gb", z.mem_per_cpu_gb, 1, limits::kMaxMemPerCpuGb));
         io.finish();
       } else {
-        s.initial_workers = static_cast<int>(co.integer("initial_workers", 0));
+        s.initial_workers = static_cast<int>(co.integer("initial_workers", 0, 0, limits::kMaxWorkers));
       }
     }
     if (const Json* p = co.get("partition")) {
@@ -481,10 +517,10 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
       for (std::size_t i = 0; i < p->size(); ++i) {
         Obj no((*p)[i], co.at("partition") + "[" + std::to_string(i) + "]", file);
         PartitionNodeType t;
-        t.count = static_cast<int>(no.integer("count", 1, 1));
-        t.cpus = static_cast<int>(no.integer("cpus", 64, 1));
-        t.memory_gb = no.integer("memory_gb", 1024, 1);
-        t.gpus = static_cast<int>(no.integer("gpus", 1, 0, 64));
+        t.count = static_cast<int>(no.integer("count", 1, 1, limits::kMaxNodes));
+        t.cpus = static_cast<int>(no.integer("cpus", 64, 1, limits::kMaxCpus));
+        t.memory_gb = no.integer("memory_gb", 1024, 1, limits::kMaxMemoryGb);
+        t.gpus = static_cast<int>(no.integer("gpus", 1, 0, limits::kMaxGpus));
         const std::string gpu = no.string("gpu", "A100-SXM4-40GB");
         const auto& info = lookup_gpu(no, no.at("gpu"), gpu);
         t.gpu_model = info.device_name;
@@ -524,8 +560,11 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
       as.scale_down_threshold = ao.duration("scale_down_threshold", as.scale_down_threshold);
       cc.creation_poll = ao.duration("creation_poll", cc.creation_poll);
       cc.grace_period = ao.duration("grace_period", cc.grace_period);
-      if (cc.monitor_tick <= 0) ao.fail(ao.at("tick"), "expected a positive duration");
-      if (cc.creation_poll <= 0) ao.fail(ao.at("creation_poll"), "expected a positive duration");
+      // Periodic work wakes at most horizon / period times.
+      if (cc.monitor_tick < limits::kMinPeriod)
+        ao.fail(ao.at("tick"), "expected a duration of at least " + format_duration(limits::kMinPeriod));
+      if (cc.creation_poll < limits::kMinPeriod)
+        ao.fail(ao.at("creation_poll"), "expected a duration of at least " + format_duration(limits::kMinPeriod));
       ao.finish();
     }
     if (const Json* in = co.get("introspection")) {
@@ -533,18 +572,37 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
       cc.introspection_duration = io.duration("duration", cc.introspection_duration);
       cc.introspection_check_after = io.duration("check_after", cc.introspection_check_after);
       cc.introspection_request = ResourceSet{};
-      cc.introspection_request.set(kCPU, io.number("cpus", 1.0));
+      cc.introspection_request.set(kCPU, io.number("cpus", 1.0, 0, static_cast<double>(limits::kMaxCpus)));
       io.finish();
     }
     co.finish();
   } else {
     s.slurm.nodes.push_back(PartitionNodeType{});
   }
-  int capacity = 0;
-  for (const auto& t : s.slurm.nodes) capacity += t.count;
-  if (s.initial_workers > capacity)
-    root.fail("$.cluster.initial_workers", "expected at most the partition's node count (" +
-                                               std::to_string(capacity) + ")");
+  std::int64_t nodes = 0, warm_hosts = 0;
+  for (std::size_t i = 0; i < s.slurm.nodes.size(); ++i) {
+    const auto& t = s.slurm.nodes[i];
+    nodes += t.count;
+    if (nodes > limits::kMaxNodes)
+      root.fail("$.cluster.partition[" + std::to_string(i) + "].count",
+                "expected at most " + std::to_string(limits::kMaxNodes) + " partition nodes in all, got " +
+                    std::to_string(nodes) + " up to this entry");
+    if (SimSlurmBackend::fits(t, s.initial_worker_size)) warm_hosts += t.count;
+  }
+  const std::string warm_path =
+      root.has("cluster") && doc["cluster"].contains("initial_workers") ? "$.cluster.initial_workers" : "$";
+  if (s.initial_workers > cc.autoscaler.max_workers)
+    root.fail(warm_path, "expected at most max_workers (" + std::to_string(cc.autoscaler.max_workers) +
+                             ") warm workers, got " + std::to_string(s.initial_workers));
+  // Warm workers start on the first free node that fits, as the backend
+  // places them; one that fits none is an error here, not at run time.
+  if (s.initial_workers > warm_hosts) {
+    const auto& z = s.initial_worker_size;
+    root.fail(warm_path, std::to_string(s.initial_workers) + " warm worker(s) of " + std::to_string(z.gpus) +
+                             " GPU(s), " + std::to_string(z.cpus) + " CPU(s) and " +
+                             std::to_string(z.mem_per_cpu_gb) + " GB per CPU, but only " +
+                             std::to_string(warm_hosts) + " partition node(s) fit one");
+  }
 
   std::map<std::string, AppSpec> by_id;
   std::vector<std::pair<SimTime, std::string>> deploy_times;
@@ -627,25 +685,126 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
   return s;
 }
 
+namespace {
+
+// Keeps a parser message on one printable line: control and non-ASCII bytes
+// (the parser quotes what it last read) become \xNN.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+// The parser's own reason, without its "[json.exception.parse_error.101] "
+// prefix.
+std::string parser_reason(const nlohmann::json::exception& e) {
+  std::string what = e.what();
+  if (!what.empty() && what.front() == '[') {
+    auto close = what.find("] ");
+    if (close != std::string::npos) what = what.substr(close + 2);
+  }
+  return printable(what);
+}
+
+// Tracks where the parser is, to refuse duplicate keys (last-wins would hide
+// a typo) and nesting deeper than limits::kMaxDepth (recursive copies and
+// dumps of such a document could exhaust the stack).
+class StructureCheck {
+ public:
+  explicit StructureCheck(const std::string& file) : file_(file) {}
+  bool operator()(int, nlohmann::json::parse_event_t event, Json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    switch (event) {
+      case E::object_start:
+      case E::array_start:
+        if (frames_.size() >= static_cast<std::size_t>(limits::kMaxDepth))
+          throw ScenarioError(file_, path(), "nesting deeper than " + std::to_string(limits::kMaxDepth) +
+                                                 " levels of objects and arrays");
+        frames_.push_back(Frame{event == E::object_start, {}, {}, 0});
+        break;
+      case E::key: {
+        Frame& f = frames_.back();
+        f.key = parsed.get<std::string>();
+        if (!f.keys.insert(f.key).second)
+          throw ScenarioError(file_, path(), "duplicate key \"" + f.key + "\" (each key may appear once)");
+        break;
+      }
+      case E::object_end:
+      case E::array_end:
+        frames_.pop_back();
+        [[fallthrough]];
+      case E::value:
+        if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool object;
+    std::set<std::string> keys;
+    std::string key;
+    std::size_t index;
+  };
+  std::string path() const {
+    std::string p = "$";
+    for (const auto& f : frames_) {
+      if (f.object) { if (!f.key.empty() || !f.keys.empty()) p += "." + f.key; }
+      else p += "[" + std::to_string(f.index) + "]";
+    }
+    return p;
+  }
+  const std::string& file_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
+Scenario parse_scenario_text(const std::string& text, const std::string& file) {
+  if (text.size() > limits::kMaxFileBytes)
+    throw ScenarioError(file, "$", "the file is " + std::to_string(text.size()) + " bytes; at most " +
+                                       std::to_string(limits::kMaxFileBytes) + " are read");
+  // The JSON lexer takes a NUL byte for the end of input; whatever follows
+  // it would be silently ignored.
+  if (auto nul = text.find('\0'); nul != std::string::npos)
+    throw ScenarioError(file, "$", "a NUL byte at offset " + std::to_string(nul) +
+                                       " (expected one JSON document and nothing after it)");
+  Json doc;
+  try {
+    StructureCheck check(file);
+    doc = Json::parse(text, std::ref(check), /*allow_exceptions=*/true, /*ignore_comments=*/false);
+  } catch (const nlohmann::json::parse_error& e) {
+    // "parse error at line 3, column 5: syntax error ... - invalid literal; ..."
+    std::string reason = parser_reason(e);
+    const std::string prefix = "parse error at ";
+    if (reason.rfind(prefix, 0) == 0) reason = " at " + reason.substr(prefix.size());
+    else reason = ": " + reason;
+    throw ScenarioError(file, "$", "invalid JSON" + reason);
+  } catch (const nlohmann::json::exception& e) {
+    // out_of_range: a number too large for a double (1e400).
+    throw ScenarioError(file, "$", "invalid JSON: " + parser_reason(e));
+  }
+  return parse_scenario(doc, file);
+}
+
 Scenario load_scenario(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError(path, "$", "cannot open the file for reading");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  Json doc;
-  try {
-    doc = Json::parse(buf.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is 1-based; give line and column, which editors show.
-    std::size_t line = 1, col = 1;
-    const std::string text = buf.str();
-    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
-    }
-    throw ScenarioError(path, "$", "invalid JSON at line " + std::to_string(line) + ", column " +
-                                       std::to_string(col) + " (expected a JSON document)");
-  }
-  return parse_scenario(doc, path);
+  // One byte past the limit is enough to refuse an oversized file.
+  std::string text(limits::kMaxFileBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) throw ScenarioError(path, "$", "cannot read the file");
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return parse_scenario_text(text, path);
 }
 
 }  // namespace vramsim

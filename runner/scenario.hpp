@@ -29,6 +29,28 @@ class ScenarioError : public std::runtime_error {
   std::string file_, path_, problem_;
 };
 
+// The range of every numeric scenario field (docs/scenario-format.md). They
+// are checked before any arithmetic, keep every sum of times and bytes far
+// from overflow, and bound a run: at most horizon / period wake-ups of each
+// periodic loop.
+namespace limits {
+constexpr std::size_t kMaxFileBytes = 16 << 20;        // a scenario file
+constexpr int kMaxDepth = 64;                          // JSON nesting
+constexpr Duration kMaxDuration = 365 * 24 * kHour;    // any duration field
+constexpr Duration kMaxHorizon = 30 * 24 * kHour;
+constexpr Duration kMinPeriod = kSecond;               // tick, creation_poll, --status-every
+constexpr std::int64_t kMaxNodes = 4096;               // partition nodes in all
+constexpr std::int64_t kMaxWorkers = 4096;             // min/max/initial workers
+constexpr std::int64_t kMaxCpus = 4096;                // per node, job or replica
+constexpr std::int64_t kMaxGpus = 64;                  // per node or job
+constexpr std::int64_t kMaxMemoryGb = 1 << 20;         // per node (1 PiB)
+constexpr std::int64_t kMaxMemPerCpuGb = 1 << 16;
+constexpr std::int64_t kMaxVramMb = 1 << 20;           // gpu_memory_mb, observed_vram_mb
+constexpr std::int64_t kMaxMemoryMb = 1 << 24;         // host memory per replica (16 TiB)
+constexpr std::int64_t kMaxReplicas = 100000;
+constexpr double kMaxSigma = 10;                       // lognormal spread
+}  // namespace limits
+
 struct GpuModelInfo {
   std::string device_name;       // "NVIDIA A100-SXM4-40GB"
   std::string accelerator_type;  // "A100"
@@ -119,6 +141,9 @@ struct Scenario {
 };
 
 Scenario load_scenario(const std::string& path);                      // throws ScenarioError
+// The file's bytes as a scenario: one JSON document (no duplicate keys, at
+// most limits::kMaxDepth deep, nothing after it), then parse_scenario.
+Scenario parse_scenario_text(const std::string& text, const std::string& file);  // throws ScenarioError
 Scenario parse_scenario(const Json& doc, const std::string& file);    // throws ScenarioError
 
 }  // namespace vramsim

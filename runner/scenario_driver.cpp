@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "engine/format.hpp"
+#include "engine/output_file.hpp"
 
 namespace vramsim {
 namespace {
@@ -403,14 +404,12 @@ void ScenarioDriver::schedule(const std::vector<Duration>& status_at, std::optio
   for (Duration t : status_at)
     w_.exec.at(t, [this] { take_status("--status-at", Json::object(), "--status-at"); });
   if (status_every) {
-    csv_path_ = csv_path;
-    csv_.open(csv_path, std::ios::trunc);
-    if (!csv_) throw std::runtime_error("cannot open '" + csv_path + "' for writing");
-    csv_ << status_csv_header() << "\n";
+    csv_ = std::make_unique<OutputFile>(csv_path);
+    csv_->write(status_csv_header() + "\n");
     timeline_ = w_.exec.every(*status_every, [this] {
       const SimTime now = w_.exec.now();
       for (const auto& row : status_csv_rows(get_cluster_state(w_.cluster, now, status_opts_), now))
-        csv_ << row << "\n";
+        csv_->write(row + "\n");
     }, 0);
   }
 }
@@ -418,10 +417,7 @@ void ScenarioDriver::schedule(const std::vector<Duration>& status_at, std::optio
 void ScenarioDriver::finish(SimTime end, std::uint64_t events, const Json& end_fields,
                             const std::function<void(RunMetrics&)>& world_metrics) {
   timeline_.cancel();
-  if (csv_.is_open()) {
-    csv_.close();
-    if (!csv_) throw std::runtime_error("cannot write '" + csv_path_ + "'");
-  }
+  if (csv_) csv_->close();
   // What never found a node, said in the trace before the run ends.
   result_.unplaced = unplaced_demands(w_, memory_->events);
   for (const auto& u : result_.unplaced)
@@ -430,7 +426,7 @@ void ScenarioDriver::finish(SimTime end, std::uint64_t events, const Json& end_f
   Json ended = {{"events", events}};
   for (auto it = end_fields.begin(); it != end_fields.end(); ++it) ended[it.key()] = it.value();
   w_.trace.record(end, "run_ended", ended);
-  w_.trace.flush();
+  w_.trace.close();
   watcher_->finish(end);
 
   RunMetrics& m = result_.metrics;
@@ -497,11 +493,9 @@ void ScenarioDriver::finish(SimTime end, std::uint64_t events, const Json& end_f
 }
 
 void ScenarioDriver::write_status_json(const std::string& path) const {
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) throw std::runtime_error("cannot open '" + path + "' for writing");
-  out << snapshots_.dump(2) << "\n";
+  OutputFile out(path);
+  out.write(snapshots_.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
   out.close();
-  if (!out) throw std::runtime_error("cannot write '" + path + "'");
 }
 
 }  // namespace vramsim

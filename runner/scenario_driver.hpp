@@ -15,6 +15,7 @@
 #include "backends/cluster_backend.hpp"
 #include "control/control_plane.hpp"
 #include "engine/executor.hpp"
+#include "engine/output_file.hpp"
 #include "engine/trace.hpp"
 #include "models/status.hpp"
 #include "runner/scenario.hpp"
@@ -73,8 +74,7 @@ class ScenarioDriver {
   Json snapshots_ = Json::array();
   std::map<const Expectation*, ExpectationResult> line_results_;
   std::map<std::string, const AppSpec*> spec_of_;
-  std::ofstream csv_;
-  std::string csv_path_;
+  std::unique_ptr<OutputFile> csv_;
   Executor::Periodic timeline_;
 };
 

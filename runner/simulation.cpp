@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iomanip>
+#include <memory>
 #include <sstream>
 
 #include "engine/event_loop.hpp"
 #include "engine/format.hpp"
+#include "engine/output_file.hpp"
 #include "models/status.hpp"
 #include "runner/scenario_driver.hpp"
 

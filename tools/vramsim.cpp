@@ -1,9 +1,13 @@
 // vramsim: run a scenario in simulation and check its expectations.
 // Exit status: 0 every expectation held, 1 one failed, 2 invalid input
-// (scenario or arguments), 3 an output file could not be written.
+// (scenario or arguments), 3 an output file could not be written, 4 an
+// internal error (a bug: please report the scenario).
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <exception>
 #include <iostream>
+
+#include "engine/output_file.hpp"
 
 #include "models/policy_set.hpp"
 #include "models/registry.hpp"
@@ -19,12 +23,15 @@ namespace {
 constexpr int kExitExpectation = 1;
 constexpr int kExitInvalidInput = 2;
 constexpr int kExitOutput = 3;
+constexpr int kExitInternal = 4;
 
 std::vector<Duration> parse_times(const std::vector<std::string>& in, const std::string& option) {
   std::vector<Duration> out;
   for (const auto& s : in) {
     auto d = parse_duration(s);
-    if (!d) throw CLI::ValidationError(option, "expected a duration such as 200s or 5m, got '" + s + "'");
+    if (!d || *d > limits::kMaxDuration)
+      throw CLI::ValidationError(option, "expected a duration such as 200s or 5m, up to " +
+                                             format_duration(limits::kMaxDuration) + ", got '" + s + "'");
     out.push_back(*d);
   }
   return out;
@@ -70,7 +77,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // One line, like every other input error (CLI11's own adds a second).
+    std::cerr << "vramsim: " << e.what() << "\n";
     return kExitInvalidInput;
   }
 
@@ -104,8 +112,11 @@ int main(int argc, char** argv) {
       opt.status_at = parse_times(status_at, "--status-at");
       if (!status_every.empty()) {
         auto d = parse_duration(status_every);
-        if (!d || *d <= 0) {
-          std::cerr << "vramsim: --status-every: expected a positive duration such as 10s, got '" << status_every << "'\n";
+        // Bounded below so that a run writes at most horizon / 1 s rows.
+        if (!d || *d < limits::kMinPeriod || *d > limits::kMaxDuration) {
+          std::cerr << "vramsim: --status-every: expected a duration from " << format_duration(limits::kMinPeriod)
+                    << " to " << format_duration(limits::kMaxDuration) << " such as 10s, got '" << status_every
+                    << "'\n";
           return kExitInvalidInput;
         }
         opt.status_every = d;
@@ -117,6 +128,7 @@ int main(int argc, char** argv) {
       const RunResult r = run_scenario(sc, opt);
       print_summary(r, std::cout);
       // File notes go to stderr so that stdout is the same wherever it runs.
+      // run_scenario returns only after every output file was closed intact.
       if (!opt.status_json_path.empty()) std::cerr << "status JSON written to " << opt.status_json_path << "\n";
       if (opt.status_every)
         std::cerr << "status timeline written to " << opt.status_csv_path << "\n";
@@ -160,8 +172,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ValidationError& e) {
     std::cerr << "vramsim: " << e.what() << "\n";
     return kExitInvalidInput;
-  } catch (const std::runtime_error& e) {
+  } catch (const OutputError& e) {
     std::cerr << "vramsim: " << e.what() << "\n";
     return kExitOutput;
+  } catch (const std::exception& e) {
+    std::cerr << "vramsim: internal error: " << e.what() << "\n";
+    return kExitInternal;
   }
 }

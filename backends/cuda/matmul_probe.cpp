@@ -6,7 +6,9 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -14,6 +16,7 @@
 
 #include "backends/cuda/cuda_status.hpp"
 #include "backends/cuda/fp16.hpp"
+#include "backends/cuda/probe_method.hpp"
 #include "backends/cuda/reference_gemm.hpp"
 #include "backends/cuda/throughput.hpp"
 
@@ -287,34 +290,90 @@ Expected<ProbeReport> run_matmul_probe(const ProbeOptions& options) {
   VRAMSIM_TRY(upload_inputs(b, elements, kSeedB));
   VRAMSIM_TRY(cuda_check(cudaMemsetAsync(c.get(), 0, bytes, stream.stream), "cudaMemsetAsync (C)"));
 
-  for (int i = 0; i < options.warmup; ++i) {
-    VRAMSIM_TRY(gemm(lt.handle, plan, a, b, c, workspace, stream.stream));
-  }
   Event start, stop;
   VRAMSIM_TRY(cuda_check(cudaEventCreate(&start.event), "cudaEventCreate"));
   VRAMSIM_TRY(cuda_check(cudaEventCreate(&stop.event), "cudaEventCreate"));
-  VRAMSIM_TRY(cuda_check(cudaEventRecord(start.event, stream.stream), "cudaEventRecord"));
-  for (int i = 0; i < options.iterations; ++i) {
-    VRAMSIM_TRY(gemm(lt.handle, plan, a, b, c, workspace, stream.stream));
+  // Runs `count` GEMMs between the two events; `during` runs on the host
+  // while the device works (the clock query), then the stream is awaited.
+  auto timed = [&](int count, double& ms, const std::function<void()>& during) -> std::optional<Error> {
+    VRAMSIM_TRY(cuda_check(cudaEventRecord(start.event, stream.stream), "cudaEventRecord"));
+    for (int i = 0; i < count; ++i) VRAMSIM_TRY(gemm(lt.handle, plan, a, b, c, workspace, stream.stream));
+    VRAMSIM_TRY(cuda_check(cudaEventRecord(stop.event, stream.stream), "cudaEventRecord"));
+    if (during) during();
+    VRAMSIM_TRY(cuda_check(cudaEventSynchronize(stop.event), "timed GEMMs"));
+    float elapsed = 0.0f;
+    VRAMSIM_TRY(cuda_check(cudaEventElapsedTime(&elapsed, start.event, stop.event), "cudaEventElapsedTime"));
+    VRAMSIM_TRY(cuda_check(cudaGetLastError(), "timed GEMMs"));
+    if (!(elapsed > 0.0f)) return Error{ErrorKind::CudaFailure, "CUDA events measured a non-positive time"};
+    ms = static_cast<double>(elapsed);
+    return std::nullopt;
+  };
+
+  // Warm-up: untimed batches of about 50 ms until both the GEMM count and
+  // the duration are reached, so the SM clock has ramped before sampling.
+  // The last batch also calibrates how many GEMMs make one sample.
+  double warm_ms = 0.0, ms_per_gemm = 0.0;
+  int warm_gemms = 0, batch = 1;
+  while (warm_gemms < std::max(options.warmup, 1) || warm_ms < options.warmup_ms) {
+    double ms = 0.0;
+    VRAMSIM_TRY(timed(batch, ms, {}));
+    warm_ms += ms;
+    warm_gemms += batch;
+    ms_per_gemm = ms / batch;
+    batch = iterations_for(ms_per_gemm, 50.0, 1);
   }
-  VRAMSIM_TRY(cuda_check(cudaEventRecord(stop.event, stream.stream), "cudaEventRecord"));
-  VRAMSIM_TRY(cuda_check(cudaEventSynchronize(stop.event), "timed GEMMs"));
-  float elapsed_ms = 0.0f;
-  VRAMSIM_TRY(cuda_check(cudaEventElapsedTime(&elapsed_ms, start.event, stop.event), "cudaEventElapsedTime"));
-  VRAMSIM_TRY(cuda_check(cudaGetLastError(), "timed GEMMs"));
-  if (!(elapsed_ms > 0.0f)) {
-    return Error{ErrorKind::CudaFailure, "CUDA events measured a non-positive time"};
+  const int per_sample = iterations_for(ms_per_gemm, options.sample_ms, options.iterations);
+
+  char bus_id[32] = {};
+  const bool have_bus_id = cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, 0) == cudaSuccess;
+  (void)cudaGetLastError();
+  std::vector<double> tflops, durations, clocks;
+  for (int s = 0; s < options.samples; ++s) {
+    double ms = 0.0;
+    std::optional<int> clock;
+    VRAMSIM_TRY(timed(per_sample, ms, [&] {
+      if (have_bus_id) clock = query_sm_clock_mhz(bus_id);
+    }));
+    tflops.push_back(matmul_tflops(n, per_sample, ms / 1e3));
+    durations.push_back(ms);
+    if (clock) clocks.push_back(*clock);
   }
+  const SampleStats stats = summarize(tflops);
+
+  // The timed kernel's own output: sampled rows and columns of C against a
+  // CPU fp32 dot product of the same inputs.
+  const auto rows = sample_indices(n, options.check_samples, 0x5EED1);
+  const auto cols = sample_indices(n, options.check_samples, 0x5EED2);
+  std::vector<std::uint16_t> column(static_cast<std::size_t>(n));
+  std::vector<float> sampled(rows.size() * cols.size());
+  for (std::size_t ci = 0; ci < cols.size(); ++ci) {
+    VRAMSIM_TRY(cuda_check(cudaMemcpy(column.data(), c.half_data() + static_cast<std::size_t>(cols[ci] * n),
+                                      column.size() * sizeof(std::uint16_t), cudaMemcpyDeviceToHost),
+                           "cudaMemcpy (timed output column)"));
+    for (std::size_t ri = 0; ri < rows.size(); ++ri)
+      sampled[ri * cols.size() + ci] = half_to_float(column[static_cast<std::size_t>(rows[ri])]);
+  }
+  const auto sampled_check =
+      check_sampled(sampled, sampled_reference(n, kSeedA, kSeedB, rows, cols), n, rows, cols);
+  if (!sampled_check.ok) return Error{ErrorKind::CorrectnessFailed, sampled_check.message};
 
   ProbeReport report;
   report.gpu = prop.name;
   report.gpu_total_mb = static_cast<std::int64_t>(prop.totalGlobalMem / kMiB);
   const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
   report.visible_devices = visible != nullptr ? visible : "";
-  report.matmul_tflops = matmul_tflops(n, options.iterations, static_cast<double>(elapsed_ms) / 1e3);
+  report.matmul_tflops = stats.median;
   report.peak_alloc_mb = static_cast<std::int64_t>((tracker.peak + kMiB - 1) / kMiB);
   report.n = n;
-  report.iterations = options.iterations;
+  report.iterations = per_sample;
+  report.samples = stats.count;
+  report.tflops_min = stats.min;
+  report.tflops_max = stats.max;
+  report.spread_pct = stats.spread_pct;
+  report.sample_ms = summarize(durations).median;
+  report.warmup_ms = warm_ms;
+  if (!clocks.empty()) report.sm_clock_mhz = static_cast<int>(std::lround(summarize(clocks).median));
+  report.checked_elements = static_cast<std::int64_t>(sampled.size());
   return report;
 }
 

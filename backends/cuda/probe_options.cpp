@@ -25,6 +25,22 @@ std::optional<Error> validate(const ProbeOptions& options) {
     return invalid("check-n must be in [1, " + std::to_string(kMaxCheckN) + "], got " +
                    std::to_string(options.check_n));
   }
+  if (options.samples < 1 || options.samples > kMaxSamples) {
+    return invalid("samples must be in [1, " + std::to_string(kMaxSamples) + "], got " +
+                   std::to_string(options.samples));
+  }
+  if (!(options.sample_ms > 0) || options.sample_ms > kMaxSampleMs) {
+    return invalid("sample-ms must be in (0, " + std::to_string(static_cast<int>(kMaxSampleMs)) + "], got " +
+                   std::to_string(options.sample_ms));
+  }
+  if (!(options.warmup_ms >= 0) || options.warmup_ms > kMaxWarmupMs) {
+    return invalid("warmup-ms must be in [0, " + std::to_string(static_cast<int>(kMaxWarmupMs)) + "], got " +
+                   std::to_string(options.warmup_ms));
+  }
+  if (options.check_samples < 1 || options.check_samples > kMaxCheckSamples) {
+    return invalid("check-samples must be in [1, " + std::to_string(kMaxCheckSamples) + "], got " +
+                   std::to_string(options.check_samples));
+  }
   return std::nullopt;
 }
 

@@ -1,6 +1,8 @@
 #include "backends/cuda/probe_report.hpp"
 
 #include <cmath>
+#include <string>
+#include <utility>
 
 namespace vramsim::gpu {
 
@@ -15,6 +17,14 @@ nlohmann::ordered_json to_json(const ProbeReport& report) {
   j["peak_alloc_mb"] = report.peak_alloc_mb;
   j["n"] = report.n;
   j["iterations"] = report.iterations;
+  j["samples"] = report.samples;
+  j["tflops_min"] = round_tenth(report.tflops_min);
+  j["tflops_max"] = round_tenth(report.tflops_max);
+  j["spread_pct"] = round_tenth(report.spread_pct);
+  j["sample_ms"] = round_tenth(report.sample_ms);
+  j["warmup_ms"] = round_tenth(report.warmup_ms);
+  j["sm_clock_mhz"] = report.sm_clock_mhz ? nlohmann::ordered_json(*report.sm_clock_mhz) : nlohmann::ordered_json();
+  j["checked_elements"] = report.checked_elements;
   return j;
 }
 
@@ -55,6 +65,31 @@ Expected<ProbeReport> report_from_json(const nlohmann::json& j) {
   if (const auto* it = need("iterations")) {
     if (!it->is_number_integer()) return bad_report("'iterations' must be an integer");
     r.iterations = it->get<int>();
+  }
+  auto number = [&](const char* key, double& out) -> bool {
+    const auto* v = need(key);
+    if (!v) return true;
+    if (!v->is_number()) return false;
+    out = v->get<double>();
+    return true;
+  };
+  if (const auto* s = need("samples")) {
+    if (!s->is_number_integer()) return bad_report("'samples' must be an integer");
+    r.samples = s->get<int>();
+  }
+  for (auto [key, out] : {std::pair<const char*, double*>{"tflops_min", &r.tflops_min},
+                          {"tflops_max", &r.tflops_max},
+                          {"spread_pct", &r.spread_pct},
+                          {"sample_ms", &r.sample_ms},
+                          {"warmup_ms", &r.warmup_ms}})
+    if (!number(key, *out)) return bad_report("'" + std::string(key) + "' must be a number");
+  if (const auto* c = need("sm_clock_mhz"); c && !c->is_null()) {
+    if (!c->is_number_integer()) return bad_report("'sm_clock_mhz' must be an integer or null");
+    r.sm_clock_mhz = c->get<int>();
+  }
+  if (const auto* c = need("checked_elements")) {
+    if (!c->is_number_integer()) return bad_report("'checked_elements' must be an integer");
+    r.checked_elements = c->get<std::int64_t>();
   }
   return r;
 }

@@ -5,23 +5,12 @@
 #include <limits>
 
 #include "backends/cuda/fp16.hpp"
+#include "engine/random.hpp"
 
 namespace vramsim::gpu {
 
-namespace {
-
-// splitmix64 finaliser: cheap, stateless, good enough spread for test data.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
-
 std::uint16_t fill_value(std::uint64_t seed, std::uint64_t index) {
-  const auto k = static_cast<std::int64_t>(mix(seed * 0x100000001b3ull ^ mix(index)) % 2049) - 1024;
+  const auto k = static_cast<std::int64_t>(splitmix64(seed * 0x100000001b3ull ^ splitmix64(index)) % 2049) - 1024;
   return float_to_half(static_cast<float>(k) / 1024.0f);
 }
 

@@ -180,15 +180,21 @@ void SimSlurmBackend::cancel_jobs(const std::vector<std::string>& ids) {
     }
     if (j.life.state() == JobState::Completing) continue;
     // The processes die at once; the job lingers in squeue while it completes.
+    // A completing job can no longer reach its time limit or finish a step, so
+    // both of its timers go; the cancel latency becomes its only one.
     j.life.move(JobState::Completing);
     if (j.pending_timer) exec_.cancel(j.pending_timer);
-    j.pending_timer = 0;
-    if (j.registered && listener_) {
-      j.registered = false;
-      listener_->node_lost(id, "scancel");
-    }
+    if (j.limit_timer) exec_.cancel(j.limit_timer);
+    j.pending_timer = j.limit_timer = 0;
+    const bool had_node = j.registered;
+    j.registered = false;
+    if (had_node && listener_) listener_->node_lost(id, "scancel");
     const Duration d = cfg_.cancel_latency.sample(rng_.stream("slurm.cancel"));
-    exec_.after(d, [this, id] { end(jobs_.at(id), JobState::Cancelled, "scancel"); });
+    j.pending_timer = exec_.after(d, [this, id] {
+      SimJob& jj = jobs_.at(id);
+      jj.pending_timer = 0;
+      end(jj, JobState::Cancelled, "scancel");
+    });
   }
 }
 

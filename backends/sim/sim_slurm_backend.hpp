@@ -77,6 +77,8 @@ class SimSlurmBackend final : public ClusterBackend {
   std::string start_warm_worker(const WorkerJobSize& size);
   const std::map<std::string, SimJob>& jobs() const { return jobs_; }
   const SimSlurmConfig& config() const { return cfg_; }
+  // Whether a node of this type can run a job of this size at all.
+  static bool fits(const PartitionNodeType& t, const WorkerJobSize& size);
 
  private:
   struct Host {
@@ -87,7 +89,6 @@ class SimSlurmBackend final : public ClusterBackend {
   std::optional<std::string> submit(const WorkerJobSize& size, std::string* error);
   void schedule();
   SimJob& create_job(const WorkerJobSize& size, Duration queue_wait, bool warm);
-  static bool fits(const PartitionNodeType& t, const WorkerJobSize& size);
   int first_free_host(const WorkerJobSize& size) const;  // lowest index; -1 if none
   void start(SimJob& job, int host);
   void boot_done(const std::string& id, bool warm = false);

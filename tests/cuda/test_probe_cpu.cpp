@@ -27,6 +27,11 @@ TEST(ProbeOptions, DefaultsMatchTheDocumentedCommandLine) {
   EXPECT_EQ(o.iterations, 10);
   EXPECT_EQ(o.warmup, 3);
   EXPECT_EQ(o.check_n, 256);
+  // At least 5 samples of at least 200 ms after a 2 s warm-up.
+  EXPECT_EQ(o.samples, 5);
+  EXPECT_DOUBLE_EQ(o.sample_ms, 200.0);
+  EXPECT_DOUBLE_EQ(o.warmup_ms, 2000.0);
+  EXPECT_EQ(o.check_samples, 16);
   EXPECT_FALSE(validate(o).has_value());
 }
 
@@ -56,6 +61,11 @@ TEST(ProbeOptions, RejectsBadValuesWithAMessageNamingTheField) {
   cases.push_back({with([](ProbeOptions& o) { o.warmup = -1; }), "warmup must be >= 0"});
   cases.push_back({with([](ProbeOptions& o) { o.check_n = 0; }), "check-n must be"});
   cases.push_back({with([](ProbeOptions& o) { o.check_n = kMaxCheckN + 1; }), "check-n must be"});
+  cases.push_back({with([](ProbeOptions& o) { o.samples = 0; }), "samples must be"});
+  cases.push_back({with([](ProbeOptions& o) { o.sample_ms = 0; }), "sample-ms must be"});
+  cases.push_back({with([](ProbeOptions& o) { o.sample_ms = std::nan(""); }), "sample-ms must be"});
+  cases.push_back({with([](ProbeOptions& o) { o.warmup_ms = -1; }), "warmup-ms must be"});
+  cases.push_back({with([](ProbeOptions& o) { o.check_samples = 0; }), "check-samples must be"});
   for (const auto& c : cases) {
     const auto err = validate(c.options);
     ASSERT_TRUE(err.has_value()) << c.needle;
@@ -95,6 +105,14 @@ ProbeReport reference_like_report() {
   r.peak_alloc_mb = 520;
   r.n = 8192;
   r.iterations = 10;
+  r.samples = 5;
+  r.tflops_min = 248.04;
+  r.tflops_max = 251.96;
+  r.spread_pct = 1.5666;
+  r.sample_ms = 210.44;
+  r.warmup_ms = 2003.1;
+  r.sm_clock_mhz = 1410;
+  r.checked_elements = 256;
   return r;
 }
 
@@ -102,8 +120,11 @@ TEST(ProbeReportJson, KeysComeInTheReferenceOrder) {
   const auto j = to_json(reference_like_report());
   std::vector<std::string> keys;
   for (const auto& item : j.items()) keys.push_back(item.key());
-  const std::vector<std::string> expected = {"gpu",           "gpu_total_mb", "visible_devices", "matmul_tflops",
-                                             "peak_alloc_mb", "n",            "iterations"};
+  // The reference system's keys first, then the measurement method's.
+  const std::vector<std::string> expected = {
+      "gpu",        "gpu_total_mb", "visible_devices", "matmul_tflops", "peak_alloc_mb", "n",
+      "iterations", "samples",      "tflops_min",      "tflops_max",    "spread_pct",    "sample_ms",
+      "warmup_ms",  "sm_clock_mhz", "checked_elements"};
   EXPECT_EQ(keys, expected);
 }
 
@@ -118,7 +139,12 @@ TEST(ProbeReportJson, ValueTypesAndRounding) {
   EXPECT_TRUE(j["iterations"].is_number_integer());
   EXPECT_EQ(j.dump(),
             R"({"gpu":"NVIDIA A100-SXM4-40GB","gpu_total_mb":40440,"visible_devices":"0",)"
-            R"("matmul_tflops":250.2,"peak_alloc_mb":520,"n":8192,"iterations":10})");
+            R"("matmul_tflops":250.2,"peak_alloc_mb":520,"n":8192,"iterations":10,"samples":5,)"
+            R"("tflops_min":248.0,"tflops_max":252.0,"spread_pct":1.6,"sample_ms":210.4,"warmup_ms":2003.1,)"
+            R"("sm_clock_mhz":1410,"checked_elements":256})");
+  ProbeReport no_clock = reference_like_report();
+  no_clock.sm_clock_mhz.reset();
+  EXPECT_TRUE(to_json(no_clock)["sm_clock_mhz"].is_null());
 }
 
 TEST(ProbeReportJson, RoundsTflopsToOneDecimal) {
@@ -142,6 +168,8 @@ TEST(ProbeReportJson, ReadsTheReferenceSystemsOutput) {
   EXPECT_EQ(r->peak_alloc_mb, 520);
   EXPECT_EQ(r->n, 0);
   EXPECT_EQ(r->iterations, 0);
+  EXPECT_EQ(r->samples, 0);
+  EXPECT_FALSE(r->sm_clock_mhz.has_value());
 }
 
 TEST(ProbeReportJson, RoundTrips) {
@@ -152,6 +180,11 @@ TEST(ProbeReportJson, RoundTrips) {
   EXPECT_EQ(back->n, 8192);
   EXPECT_EQ(back->iterations, 10);
   EXPECT_DOUBLE_EQ(back->matmul_tflops, 250.2);
+  EXPECT_EQ(back->samples, 5);
+  EXPECT_DOUBLE_EQ(back->tflops_min, 248.0);
+  EXPECT_DOUBLE_EQ(back->spread_pct, 1.6);
+  EXPECT_EQ(back->sm_clock_mhz, 1410);
+  EXPECT_EQ(back->checked_elements, 256);
 }
 
 TEST(ProbeReportJson, RejectsWrongShapes) {

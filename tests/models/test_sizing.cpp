@@ -4,6 +4,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "models/registry.hpp"
 
@@ -191,21 +193,29 @@ TEST_P(SizingBothVariants, StaticClusterWithNoGpuFallsBackToWholeGpu) {
   EXPECT_FALSE(r.warning.empty());
 }
 
-TEST_P(SizingBothVariants, ResizingTheSameInputGivesTheSameResult) {
+TEST_P(SizingBothVariants, ResizingDependsOnlyOnTheInputNotOnEarlierCalls) {
+  // A redeploy re-sizes: a result must not depend on what was sized before.
+  // Every case sized in one order and again in the reverse order, so a
+  // policy that carried state from call to call would answer differently.
+  std::vector<std::pair<SizingRequest, ClusterGpuView>> cases;
   for (const auto& v : {kAdvertised, kStaticRtx, view(false, std::nullopt, true),
-                        view(false, std::nullopt, false)}) {
+                        view(false, std::nullopt, false)})
     for (std::optional<std::int64_t> gmb : {std::optional<std::int64_t>{}, std::optional<std::int64_t>{0},
                                             std::optional<std::int64_t>{-1}, std::optional<std::int64_t>{8000},
-                                            std::optional<std::int64_t>{30000}}) {
-      const auto a = p->size(req(gmb), v);
-      const auto b = p->size(req(gmb), v);
-      EXPECT_EQ(a.num_gpus, b.num_gpus);
-      EXPECT_EQ(a.vram_mb, b.vram_mb);
-      EXPECT_EQ(a.branch, b.branch);
-      EXPECT_EQ(a.warning, b.warning);
-      EXPECT_EQ(a.error, b.error);
-    }
+                                            std::optional<std::int64_t>{30000}})
+      cases.emplace_back(req(gmb), v);
+  std::vector<SizingResult> forward;
+  for (const auto& [r, v] : cases) forward.push_back(p->size(r, v));
+  for (std::size_t i = cases.size(); i-- > 0;) {
+    const auto again = p->size(cases[i].first, cases[i].second);
+    EXPECT_EQ(again.num_gpus, forward[i].num_gpus) << i;
+    EXPECT_EQ(again.vram_mb, forward[i].vram_mb) << i;
+    EXPECT_EQ(again.branch, forward[i].branch) << i;
+    EXPECT_EQ(again.warning, forward[i].warning) << i;
+    EXPECT_EQ(again.error, forward[i].error) << i;
   }
+  // The cases differ, so the comparison above is not between equal constants.
+  EXPECT_NE(forward.front().branch, forward[3].branch);
 }
 
 // --- summing -------------------------------------------------------------------------------

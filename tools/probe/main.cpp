@@ -63,10 +63,16 @@ int main(int argc, char** argv) {
 
   CLI::App app{"fp16 GEMM probe of the first visible CUDA device, and GPU detection", "vramsim-probe"};
   app.add_option("-n,--n", options.n, "GEMM size N (C = A*B, all N x N fp16)")->capture_default_str();
-  app.add_option("--iterations", options.iterations, "timed iterations")->capture_default_str();
-  app.add_option("--warmup", options.warmup, "untimed iterations before timing")->capture_default_str();
+  app.add_option("--iterations", options.iterations, "minimum GEMMs per timed sample")->capture_default_str();
+  app.add_option("--warmup", options.warmup, "minimum untimed GEMMs before timing")->capture_default_str();
   app.add_option("--check-n", options.check_n, "size of the correctness run against the CPU reference")
       ->capture_default_str();
+  app.add_option("--samples", options.samples, "timed samples (median and spread reported)")->capture_default_str();
+  app.add_option("--sample-ms", options.sample_ms, "minimum duration of each timed sample, ms")->capture_default_str();
+  app.add_option("--warmup-ms", options.warmup_ms, "minimum untimed GEMM time before sampling, ms")
+      ->capture_default_str();
+  app.add_option("--check-samples", options.check_samples,
+                 "rows and columns of the timed output checked against the CPU")->capture_default_str();
   app.add_flag("--detect", detect, "print the GPU inventory as JSON and exit");
   app.add_option("--json-out", json_out, "also write the JSON to FILE")->type_name("FILE");
   app.add_option("--peak-for", peak_for, "print the dense fp16 peak TFLOPS known for a device name and exit")

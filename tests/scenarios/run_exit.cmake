@@ -1,0 +1,28 @@
+# Runs vramsim and checks its exit status and stderr: each EXPECT_STDERR
+# substring present, each REJECT_STDERR substring absent, at most one line.
+#   -DVRAMSIM=<binary> -DARGS=<|-separated> -DEXPECT_EXIT=<n>
+#   [-DEXPECT_STDERR=<|-separated>] [-DREJECT_STDERR=<|-separated>]
+string(REPLACE "|" ";" ARGS "${ARGS}")
+string(REPLACE "|" ";" EXPECT_STDERR "${EXPECT_STDERR}")
+string(REPLACE "|" ";" REJECT_STDERR "${REJECT_STDERR}")
+execute_process(COMMAND ${VRAMSIM} ${ARGS} RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+if(NOT "${_rc}" STREQUAL "${EXPECT_EXIT}")
+  message(FATAL_ERROR "exit status ${_rc}, expected ${EXPECT_EXIT}\nstdout: ${_out}\nstderr: ${_err}")
+endif()
+foreach(_s IN LISTS EXPECT_STDERR)
+  string(FIND "${_err}" "${_s}" _pos)
+  if(_pos EQUAL -1)
+    message(FATAL_ERROR "stderr lacks '${_s}':\n${_err}")
+  endif()
+endforeach()
+foreach(_s IN LISTS REJECT_STDERR)
+  string(FIND "${_err}" "${_s}" _pos)
+  if(NOT _pos EQUAL -1)
+    message(FATAL_ERROR "stderr has '${_s}':\n${_err}")
+  endif()
+endforeach()
+string(REGEX MATCHALL "\n" _lines "${_err}")
+list(LENGTH _lines _n)
+if(_n GREATER 1)
+  message(FATAL_ERROR "expected at most one stderr line, got ${_n}:\n${_err}")
+endif()

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Fuzzes the scenario loader and one simulated run with libFuzzer under
+# AddressSanitizer + UndefinedBehaviorSanitizer, for SECONDS (default 60).
+#   tools/fuzz.sh            60 s, as tools/run-tests.sh runs it
+#   tools/fuzz.sh 3600       an hour; the corpus in build-fuzz/corpus grows across runs
+# Seeds: the bundled scenarios and tests/fuzz/regressions. A crash leaves its
+# input in build-fuzz/artifacts/; once fixed it belongs in
+# tests/fuzz/regressions/, which CTest replays on every build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-60}
+cxx=${VRAMSIM_FUZZ_CXX:-}
+if [ -z "$cxx" ]; then
+  for c in clang++-14 clang++; do
+    if command -v "$c" >/dev/null 2>&1; then cxx=$c; break; fi
+  done
+fi
+[ -n "$cxx" ] || { echo "fuzz: clang++ not found (tools/setup.sh installs clang)" >&2; exit 1; }
+VRAMSIM_TARGETS=fuzz_scenario tools/build.sh build-fuzz -DCMAKE_CXX_COMPILER="$cxx" -DVRAMSIM_FUZZ=ON \
+  -DVRAMSIM_TESTS=OFF -DVRAMSIM_BENCHMARKS=OFF -DVRAMSIM_CUDA=OFF
+mkdir -p build-fuzz/corpus build-fuzz/artifacts
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# -timeout: seconds per input; -rss_limit_mb: memory per process.
+build-fuzz/tests/fuzz/fuzz_scenario -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+  -max_len=65536 -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/ \
+  build-fuzz/corpus scenarios tests/fuzz/regressions
