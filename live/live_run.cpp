@@ -146,7 +146,7 @@ LiveOutcome run_live(const Scenario& sc, const LiveOptions& opt, std::ostream& l
   out.trace_path = opt.trace_path.empty() ? (fs::path(out.workdir) / "trace.jsonl").string() : opt.trace_path;
 
   // Preflight: one squeue before the clock starts, so an unreachable
-  // controller is one clear line and exit 4, not a run that never schedules.
+  // controller is one clear line and exit 5, not a run that never schedules.
   {
     boost::asio::io_context pre;
     slurm::ProcessRunner runner(pre);

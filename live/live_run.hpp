@@ -16,8 +16,8 @@
 
 namespace vramsim {
 
-// Exit statuses beyond vramsim run's 0/1/2/3.
-constexpr int kExitLiveBackend = 4;   // SLURM unreachable or the head could not serve agents
+// Exit statuses beyond vramsim run's 0/1/2/3/4.
+constexpr int kExitLiveBackend = 5;   // SLURM unreachable or the head could not serve agents
 constexpr int kExitLiveAborted = 130; // a second SIGINT/SIGTERM
 
 struct LiveOptions {

@@ -356,8 +356,8 @@ TEST_F(LiveHead, OneSignalShutsDownTwoSignalsAbortAfterCancelling) {
   }
 }
 
-// A controller that does not answer: one clear line, exit 4, bounded time.
-TEST_F(LiveHead, UnreachableControllerIsOneLineAndExitFour) {
+// A controller that does not answer: one clear line, exit 5, bounded time.
+TEST_F(LiveHead, UnreachableControllerIsOneLineAndExitFive) {
   std::ifstream in(harness_ + "/etc/slurm.conf");
   std::ofstream conf(work_ + "/dead.conf");
   std::string line;
@@ -367,7 +367,7 @@ TEST_F(LiveHead, UnreachableControllerIsOneLineAndExitFour) {
   auto args = live_args("cold-start-live.json", "fixed", "t8-" + std::to_string(getpid()));
   const int code = run(args, "head", 150s);
   setenv("SLURM_CONF", (harness_ + "/etc/slurm.conf").c_str(), 1);
-  EXPECT_EQ(code, 4) << slurp(work_ + "/head.err");
+  EXPECT_EQ(code, 5) << slurp(work_ + "/head.err");
   const std::string err = slurp(work_ + "/head.err");
   EXPECT_NE(err.find("slurm controller unreachable"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "one line: " << err;
