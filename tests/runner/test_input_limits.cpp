@@ -91,7 +91,7 @@ TEST(NumericFields, OutOfRangeIntegersQuoteTheValueAsWritten) {
   auto count = text_error(R"({"cluster": {"partition": [{"count": 2147483647}]}})");
   EXPECT_TRUE(has(count, "got 2147483647")) << count.problem();
   // Many entries within their own bound still exceed the partition's.
-  auto total = text_error(R"({"cluster": {"partition": [{"count": 4000}, {"count": 4000}]}})");
+  auto total = text_error(R"({"cluster": {"partition": [{"count": 40000}, {"count": 40000}]}})");
   EXPECT_EQ(total.path(), "$.cluster.partition[1].count");
 }
 
