@@ -1,5 +1,6 @@
 #include "tools/agent/agent.hpp"
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -165,6 +166,10 @@ struct Agent::Impl : std::enable_shared_from_this<Impl> {
           asio::async_connect(self->socket, results, [self](const boost::system::error_code& ec2, const tcp::endpoint&) {
             if (self->stopping) return;
             if (ec2) return self->connect_failed(ec2.message());
+            // Replica processes must not inherit the head connection: a
+            // killed agent's node is lost when its socket closes, not when
+            // its last replica exits.
+            ::fcntl(self->socket.native_handle(), F_SETFD, FD_CLOEXEC);
             self->connected = true;
             boost::system::error_code ignored;
             self->reg.ip = self->socket.local_endpoint(ignored).address().to_string();
