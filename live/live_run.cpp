@@ -235,22 +235,24 @@ LiveOutcome run_live(const Scenario& sc, const LiveOptions& opt, std::ostream& l
   // The run ends once the control plane has shut down and no action is left.
   std::size_t actions_left = sc.actions.size();
   bool stopping = false, aborted = false;
+  // Once the control plane is done: give squeue a moment to show the last
+  // cancellations, then stop. The timer and its callback live in this frame,
+  // which outlives the loop.
+  boost::asio::steady_timer drain_timer(io);
+  std::chrono::steady_clock::time_point drain_deadline;
+  std::function<void()> drain_check = [&] {
+    if (backend.live_job_ids().empty() || std::chrono::steady_clock::now() >= drain_deadline) {
+      io.stop();
+      return;
+    }
+    drain_timer.expires_after(opt.squeue_poll);
+    drain_timer.async_wait([&](const boost::system::error_code& e) { if (!e) drain_check(); });
+  };
   auto finish = [&] {
     if (stopping) return;
     stopping = true;
-    // Give squeue a moment to show the last cancellations, then stop.
-    auto deadline = std::chrono::steady_clock::now() + opt.drain_wait;
-    auto timer = std::make_shared<boost::asio::steady_timer>(io);
-    auto check = std::make_shared<std::function<void()>>();
-    *check = [&, timer, deadline, check] {
-      if (backend.live_job_ids().empty() || std::chrono::steady_clock::now() >= deadline) {
-        io.stop();
-        return;
-      }
-      timer->expires_after(opt.squeue_poll);
-      timer->async_wait([check](const boost::system::error_code& e) { if (!e) (*check)(); });
-    };
-    (*check)();
+    drain_deadline = std::chrono::steady_clock::now() + opt.drain_wait;
+    drain_check();
   };
   auto maybe_finish = [&] {
     if (control.shut_down() && actions_left == 0) finish();

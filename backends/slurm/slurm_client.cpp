@@ -150,10 +150,11 @@ void SlurmClient::run_with_retry(std::vector<std::string> argv, std::string stdi
                                  std::function<void(CommandResult, std::string)> done) {
   struct State {
     CommandSpec spec;
-    int attempt = 0;
+    int attempt_count = 0;
     std::chrono::milliseconds backoff;
     std::function<void(CommandResult, std::string)> done;
     std::unique_ptr<asio::steady_timer> timer;
+    std::function<void()> attempt;  // holds the state only weakly: no cycle
   };
   auto st = std::make_shared<State>();
   st->spec.argv = std::move(argv);
@@ -164,40 +165,37 @@ void SlurmClient::run_with_retry(std::vector<std::string> argv, std::string stdi
   st->done = std::move(done);
   st->timer = std::make_unique<asio::steady_timer>(io_);
 
-  auto attempt = std::make_shared<std::function<void()>>();
   const int attempts = cfg_.attempts;
   // A retry fires from a timer; the token keeps it from reaching a client
-  // (and its runner) that is gone by then.
+  // (and its runner) that is gone by then. Handlers in flight hold the state
+  // strongly, the state holds its attempt function, and that function holds
+  // the state weakly, so a loop stopped mid-command frees everything.
   std::weak_ptr<bool> alive = alive_;
   ProcessRunner* runner = &runner_;
-  *attempt = [runner, alive, st, attempt, attempts] {
-    if (alive.expired()) {
-      *attempt = nullptr;
-      return;
-    }
-    ++st->attempt;
-    runner->run(st->spec, [st, attempt, attempts](CommandResult r) {
+  st->attempt = [runner, alive, weak = std::weak_ptr<State>(st), attempts] {
+    auto st = weak.lock();
+    if (!st || alive.expired()) return;
+    ++st->attempt_count;
+    runner->run(st->spec, [st, attempts](CommandResult r) {
       if (r.ok()) {
-        *attempt = nullptr;  // break the self-reference
         st->done(std::move(r), "");
         return;
       }
-      if (is_transient(r) && st->attempt < attempts) {
+      if (is_transient(r) && st->attempt_count < attempts) {
         st->timer->expires_after(st->backoff);
         st->backoff *= 2;
-        st->timer->async_wait([attempt](const boost::system::error_code& ec) {
-          if (!ec && *attempt) (*attempt)();
+        st->timer->async_wait([st](const boost::system::error_code& ec) {
+          if (!ec && st->attempt) st->attempt();
         });
         return;
       }
       std::string error = r.describe();
       if (is_transient(r))
-        error = "slurm controller unreachable: " + error + " (" + std::to_string(st->attempt) + " attempts)";
-      *attempt = nullptr;
+        error = "slurm controller unreachable: " + error + " (" + std::to_string(st->attempt_count) + " attempts)";
       st->done(std::move(r), std::move(error));
     });
   };
-  (*attempt)();
+  st->attempt();
 }
 
 void SlurmClient::submit(const std::string& script, const std::string& comment,
