@@ -10,7 +10,7 @@ namespace vramsim {
 
 SlurmBackend::SlurmBackend(boost::asio::io_context& io, Executor& exec, TraceRecorder& trace,
                            std::shared_ptr<const AdvertisementPolicy> advertisement, SlurmBackendConfig cfg)
-    : io_(io), exec_(exec), trace_(trace), advertisement_(std::move(advertisement)), cfg_(std::move(cfg)),
+    : exec_(exec), trace_(trace), advertisement_(std::move(advertisement)), cfg_(std::move(cfg)),
       runner_(io), client_(io, runner_, cfg_.client), server_(io, cfg_.server, *this), poll_timer_(io) {
   if (!cfg_.journal_path.empty()) journal_ = std::make_unique<slurm::JobJournal>(cfg_.journal_path);
   arm_poll(std::chrono::milliseconds(0));
@@ -43,10 +43,8 @@ std::string SlurmBackend::worker_script(const WorkerJobSize& size) const {
 }
 
 void SlurmBackend::submit_worker(const WorkerJobSize& size, SubmitDone done) {
-  ++submits_in_flight_;
   client_.submit(worker_script(size), cfg_.run_id,
                  [this, size, done = std::move(done)](std::optional<std::string> id, std::string error) {
-                   --submits_in_flight_;
                    if (!id) {
                      trace_.record(exec_.now(), "job_rejected",
                                    {{"gpus", size.gpus}, {"cpus", size.cpus},
@@ -180,7 +178,7 @@ void SlurmBackend::poll() {
     }
     // A job submitted before this squeue ran and no longer listed has left.
     // Jobs whose sbatch answered while squeue ran may be missing from it;
-    // they are checked again on the next poll (started_poll_ids_).
+    // they are judged from the next poll on (polled_once_).
     for (auto& [id, j] : jobs_)
       if (!j.ended && !listed.count(id) && polled_once_.count(id))
         job_gone(id, j, j.cancel_requested ? "CANCELLED" : "COMPLETED",

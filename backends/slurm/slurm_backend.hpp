@@ -106,7 +106,6 @@ class SlurmBackend final : public ClusterBackend, private slurm::AgentServerList
   void agent_gone(const std::string& job_id, const std::string& reason) override;
   void refused(const std::string& peer, const std::string& reason) override;
 
-  boost::asio::io_context& io_;
   Executor& exec_;
   TraceRecorder& trace_;
   std::shared_ptr<const AdvertisementPolicy> advertisement_;
@@ -121,7 +120,6 @@ class SlurmBackend final : public ClusterBackend, private slurm::AgentServerList
   std::uint64_t next_call_ = 1;
   boost::asio::steady_timer poll_timer_;
   bool poll_in_flight_ = false, closed_ = false;
-  int submits_in_flight_ = 0;
   std::set<std::string> polled_once_;  // jobs an squeue has run after the submission of
 };
 
