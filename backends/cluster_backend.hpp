@@ -63,6 +63,8 @@ class ClusterBackend {
   // squeue: the worker jobs still in the queue (pending, running, completing),
   // as last seen; jobs submitted since count at once.
   virtual std::vector<JobInfo> list_jobs() const = 0;
+  // list_jobs().size(), without building the list (read at every tick).
+  virtual std::size_t job_count() const { return list_jobs().size(); }
   // "ray stop" on the node that runs this job; the node then leaves.
   virtual void stop_node(const std::string& job_id) = 0;
   // The node starts the replica's process; `done` once it is up. The

@@ -9,6 +9,7 @@ ControlPlane::ControlPlane(Executor& exec, ClusterBackend& backend, ClusterState
     : exec_(exec), backend_(backend), cluster_(cluster), trace_(trace), rng_(rng),
       policies_(std::move(policies)), cfg_(std::move(cfg)) {
   backend_.set_listener(this);
+  history_ = IdleHistory(cfg_.status_history);
 }
 
 void ControlPlane::start() {
@@ -357,15 +358,18 @@ void ControlPlane::node_lost(const std::string& job_id, const std::string& reaso
 // ------------------------------------------------------------- workers monitor
 
 int ControlPlane::worker_jobs() const {
-  return static_cast<int>(backend_.list_jobs().size()) - static_cast<int>(deletions_.size());
+  return static_cast<int>(backend_.job_count()) - static_cast<int>(deletions_.size());
 }
 
-StatusSample ControlPlane::status_sample() const {
-  StatusSample s;
-  s.t = exec_.now();
-  s.workers.reserve(cluster_.alive_count());
-  for (const Node* n : cluster_.alive_nodes()) {
+void ControlPlane::sample_status() {
+  // Only nodes whose usage changed since the last tick are read again.
+  history_.begin_sample(exec_.now());
+  for (const Node* n : cluster_.take_usage_changes()) {
     if (n->spec.head) continue;
+    if (!n->alive()) {
+      history_.remove(n->id);
+      continue;
+    }
     WorkerUsage w;
     w.node_id = n->id;
     w.job_id = n->spec.slurm_job_id;
@@ -373,9 +377,8 @@ StatusSample ControlPlane::status_sample() const {
     w.used_cpu = w.total_cpu - n->available.get(kCPU);
     w.total_gpu = n->total().get(kGPU);
     w.used_gpu = w.total_gpu - n->available.get(kGPU);
-    s.workers.push_back(w);
+    history_.update(w);
   }
-  return s;
 }
 
 void ControlPlane::schedule_tick(Duration delay) {
@@ -390,8 +393,7 @@ void ControlPlane::schedule_tick(Duration delay) {
 
 void ControlPlane::tick() {
   if (exited_) return;
-  history_.push_back(status_sample());
-  while (history_.size() > cfg_.status_history) history_.pop_front();
+  sample_status();
 
   AutoscalerSnapshot s;
   s.now = exec_.now();
@@ -402,7 +404,6 @@ void ControlPlane::tick() {
   s.last_scale_up = last_scale_up_;
   s.last_scale_down_check = last_scale_down_check_;
   s.worker_jobs = worker_jobs();
-  s.workers = history_.back().workers;
   s.history = &history_;
 
   const ScaleDecision d = policies_.autoscaler->decide(s, cfg_.autoscaler);

@@ -119,7 +119,7 @@ class ControlPlane final : public BackendListener {
   // SLURM workers monitor.
   void schedule_tick(Duration delay);
   void tick();
-  StatusSample status_sample() const;
+  void sample_status();  // the tick's sample into history_
   int worker_jobs() const;
   void poll_creation(const std::string& job_id);
   void close_worker(const std::string& node_id, const std::string& job_id, std::function<void()> done);
@@ -162,7 +162,7 @@ class ControlPlane final : public BackendListener {
 
   TimerId monitor_timer_ = 0;
   Executor::Periodic sampler_;
-  std::deque<StatusSample> history_;
+  IdleHistory history_;
   std::optional<std::string> creation_job_;
   bool creation_submitting_ = false;  // sbatch not answered yet
   std::uint64_t calls_ = 0;

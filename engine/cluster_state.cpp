@@ -111,6 +111,9 @@ NodeId ClusterState::add_node(NodeSpec spec, SimTime now) {
   nodes_.push_back(std::move(n));
   placed_on_.emplace_back();
   if (nodes_.back().alive()) alive_.push_back(i);
+  if (idle_worker(nodes_.back())) ++idle_workers_;
+  usage_dirty_.push_back(0);
+  usage_changed(i);
   unswept_.push_back(i);
   reindex(i);
   capacity_grew();
@@ -123,6 +126,8 @@ std::vector<Demand> ClusterState::remove_node(const NodeId& id) {
   const std::size_t i = idx->second;
   Node* n = &nodes_[i];
   if (n->life.state() == NodeState::Dead) return {};
+  if (idle_worker(*n)) --idle_workers_;
+  usage_changed(i);
   n->life.move(NodeState::Dead);
   // Lost in id order, as a walk over all placements would find them.
   std::vector<DemandId> ids = std::move(placed_on_[i]);
@@ -137,7 +142,11 @@ std::vector<Demand> ClusterState::remove_node(const NodeId& id) {
     placed_.erase(d);
   }
   n->available = ResourceSet{};
-  alive_.erase(std::remove(alive_.begin(), alive_.end(), i), alive_.end());
+  if (2 * ++dead_in_alive_ > alive_.size()) {
+    alive_.erase(std::remove_if(alive_.begin(), alive_.end(), [this](std::size_t k) { return !nodes_[k].alive(); }),
+                 alive_.end());
+    dead_in_alive_ = 0;
+  }
   reindex(i);
   return lost;
 }
@@ -160,9 +169,20 @@ const Node* ClusterState::node_for_job(const std::string& job) const {
   return nullptr;
 }
 
+std::vector<const Node*> ClusterState::take_usage_changes() {
+  std::vector<const Node*> out;
+  out.reserve(usage_changed_.size());
+  for (std::size_t i : usage_changed_) {
+    usage_dirty_[i] = 0;
+    out.push_back(&nodes_[i]);
+  }
+  usage_changed_.clear();
+  return out;
+}
+
 std::vector<const Node*> ClusterState::alive_nodes() const {
   std::vector<const Node*> out;
-  out.reserve(alive_.size());
+  out.reserve(alive_count());
   for (std::size_t i : alive_)
     if (nodes_[i].alive()) out.push_back(&nodes_[i]);
   return out;
@@ -170,7 +190,7 @@ std::vector<const Node*> ClusterState::alive_nodes() const {
 
 std::vector<Node*> ClusterState::alive_nodes_mut() {
   std::vector<Node*> out;
-  out.reserve(alive_.size());
+  out.reserve(alive_count());
   for (std::size_t i : alive_)
     if (nodes_[i].alive()) out.push_back(&nodes_[i]);
   return out;
@@ -310,7 +330,10 @@ void ClusterState::capacity_grew() {
 void ClusterState::book(const Placement& p) {
   const std::size_t i = index_.at(p.node);
   Node* n = &nodes_[i];
+  const bool was_idle = idle_worker(*n);
   n->available -= p.booked;
+  idle_workers_ = idle_workers_ - was_idle + idle_worker(*n);
+  usage_changed(i);
   for (auto [dev, frac] : p.device_fractions) n->devices()[dev].fraction_booked += frac;
   if (p.vram_device >= 0) n->devices()[p.vram_device].vram_booked_mb += p.vram_mb;
   placed_on_[i].push_back(p.demand);
@@ -322,7 +345,10 @@ void ClusterState::release(const Placement& p) {
   if (it == index_.end()) return;
   Node* n = &nodes_[it->second];
   if (!n->alive()) return;
+  const bool was_idle = idle_worker(*n);
   n->available += p.booked;
+  idle_workers_ = idle_workers_ - was_idle + idle_worker(*n);
+  usage_changed(it->second);
   for (auto [dev, frac] : p.device_fractions) n->devices()[dev].fraction_booked -= frac;
   if (p.vram_device >= 0) n->devices()[p.vram_device].vram_booked_mb -= p.vram_mb;
   reindex(it->second);

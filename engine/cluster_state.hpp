@@ -136,7 +136,14 @@ class ClusterState {
   // add_node (nodes live in one vector).
   std::vector<const Node*> alive_nodes() const;
   std::vector<Node*> alive_nodes_mut();
-  std::size_t alive_count() const { return alive_.size(); }
+  std::size_t alive_count() const { return alive_.size() - dead_in_alive_; }
+  // Alive worker nodes (not the head) with nothing placed on them; kept up
+  // to date on every change, so reading it costs O(1).
+  std::size_t idle_worker_count() const { return idle_workers_; }
+  // Nodes registered, removed, or with resources booked or released since
+  // the previous call, in the order first changed: what the workers monitor
+  // reads to update its status history (one reader).
+  std::vector<const Node*> take_usage_changes();
 
   // Demand ----------------------------------------------------------------
   DemandId submit(DemandKind kind, std::string owner, std::string label, ResourceSet request,
@@ -189,13 +196,26 @@ class ClusterState {
   void book(const Placement& p);
   void release(const Placement& p);
   void reindex(std::size_t node_index);
+  static bool idle_worker(const Node& n) { return n.alive() && !n.spec.head && n.available == n.total(); }
   void capacity_grew();
   void unqueue(const DemandRec& r);
 
   std::vector<Node> nodes_;  // registration order; dead nodes stay for history
   std::unordered_map<NodeId, std::size_t> index_;
   std::unordered_map<std::string, std::vector<std::size_t>> by_job_;  // job -> nodes that ran it
-  std::vector<std::size_t> alive_;  // indices of alive nodes, registration order
+  // Indices of alive nodes in registration order, and of nodes that died
+  // since the last compaction (skipped when read): a removal costs O(1)
+  // amortised, not a shift of the whole list.
+  std::vector<std::size_t> alive_;
+  std::size_t dead_in_alive_ = 0;
+  std::size_t idle_workers_ = 0;
+  std::vector<std::size_t> usage_changed_;
+  std::vector<char> usage_dirty_;  // per node: listed in usage_changed_
+  void usage_changed(std::size_t i) {
+    if (usage_dirty_[i]) return;
+    usage_dirty_[i] = 1;
+    usage_changed_.push_back(i);
+  }
   FitIndex fit_;
   std::unordered_map<DemandId, DemandRec> demands_;
   std::array<PendingQueue, 3> pending_;  // by kind, oldest first

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include "models/registry.hpp"
 
@@ -19,11 +18,6 @@ std::optional<ResourceSet> select_demand(const AutoscalerSnapshot& s) {
   return std::nullopt;
 }
 
-bool is_idle(const WorkerUsage& w) {
-  const double used_gpu = w.total_gpu > 0 ? w.used_gpu : 0.0;
-  return w.used_cpu == 0 && used_gpu == 0;
-}
-
 ScaleDecision decide_scale_down(const AutoscalerSnapshot& s, const AutoscalerConfig& cfg) {
   ScaleDecision d;
   const bool due = !s.last_scale_down_check || s.now - *s.last_scale_down_check > cfg.scale_down_check_interval;
@@ -33,40 +27,18 @@ ScaleDecision decide_scale_down(const AutoscalerSnapshot& s, const AutoscalerCon
     return d;
   }
   d.scale_down_checked = true;
-  // Walk the history newest first, keeping the nodes idle in every sample.
-  std::set<std::string> candidates;
-  Duration max_idle = 0;
-  bool first = true;
-  for (auto it = s.history->rbegin(); it != s.history->rend(); ++it) {
-    std::set<std::string> idle;
-    for (const auto& w : it->workers)
-      if (is_idle(w)) idle.insert(w.node_id);
-    if (idle.empty()) break;
-    const Duration idle_time = s.now - it->t;
-    if (first) {
-      candidates = idle;
-      first = false;
-    } else {
-      std::set<std::string> overlap;
-      std::set_intersection(candidates.begin(), candidates.end(), idle.begin(), idle.end(),
-                            std::inserter(overlap, overlap.begin()));
-      if (overlap.empty()) break;
-      candidates = overlap;
-    }
-    max_idle = idle_time;
-    if (idle_time > cfg.scale_down_threshold) break;
-  }
-  if (candidates.empty() || max_idle <= cfg.scale_down_threshold) {
+  // The workers idle in every sample from the newest back to the newest one
+  // older than the threshold, as a walk over the samples newest first finds
+  // them; the newest sample is the current status, so they are idle now.
+  const auto since = s.history->newest_sample_before(s.now - cfg.scale_down_threshold);
+  if (since)
+    for (const WorkerUsage* w : s.history->idle_since(*since)) d.remove.push_back(*w);
+  if (d.remove.empty()) {
     d.note = "no worker idle beyond the threshold";
     return d;
   }
-  // Double-check against the current status before removing.
-  for (const auto& w : s.workers)
-    if (candidates.count(w.node_id) && is_idle(w)) d.remove.push_back(w);
-  if (!d.remove.empty()) {
-    d.action = ScaleDecision::Action::ScaleDown;
-    d.idle_for = max_idle;
-  }
+  d.action = ScaleDecision::Action::ScaleDown;
+  d.idle_for = s.now - *since;
   return d;
 }
 

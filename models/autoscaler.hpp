@@ -2,28 +2,16 @@
 // Autoscaler decisions (reference-semantics section 5): one call per monitor
 // tick over a snapshot; the caller submits, stops and cancels. Time is passed
 // in; the policy never reads a clock.
-#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/cluster_state.hpp"
 #include "engine/resources.hpp"
+#include "models/idle_history.hpp"
 #include "models/worker_defaults.hpp"
 
 namespace vramsim {
-
-struct WorkerUsage {
-  std::string node_id;
-  std::string job_id;
-  double total_cpu = 0, used_cpu = 0, total_gpu = 0, used_gpu = 0;
-};
-
-// One entry of the cluster status history.
-struct StatusSample {
-  SimTime t = 0;
-  std::vector<WorkerUsage> workers;
-};
 
 struct AutoscalerConfig {
   int min_workers = 0;
@@ -89,8 +77,8 @@ struct AutoscalerSnapshot {
   // epoch), so the first tick checks.
   std::optional<SimTime> last_scale_down_check;
   int worker_jobs = 0;   // squeue jobs minus deletions in progress
-  std::vector<WorkerUsage> workers;       // current status
-  const std::deque<StatusSample>* history = nullptr;
+  // The status history; its newest sample is the current status.
+  const IdleHistory* history = nullptr;
 };
 
 struct ScaleDecision {
@@ -115,7 +103,6 @@ class AutoscalerPolicy {
 // tasks, then jobs; newest first within a list. Actors asking for nothing are
 // skipped.
 std::optional<ResourceSet> select_demand(const AutoscalerSnapshot& s);
-bool is_idle(const WorkerUsage& w);
 // Scale-down over the status history; shared by the variants.
 ScaleDecision decide_scale_down(const AutoscalerSnapshot& s, const AutoscalerConfig& cfg);
 

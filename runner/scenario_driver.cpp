@@ -61,9 +61,7 @@ class RunWatcher final : public TraceSink {
   void write(const TraceEvent& ev) override {
     idle_node_seconds_ += to_seconds(ev.t - last_t_) * static_cast<double>(idle_nodes_);
     last_t_ = ev.t;
-    idle_nodes_ = 0;
-    for (const Node* n : w_.cluster.alive_nodes())
-      if (!n->spec.head && n->available == n->total()) ++idle_nodes_;
+    idle_nodes_ = w_.cluster.idle_worker_count();
     if (ev.kind == "shutdown_done") shutdown_done_ = true;
     for (auto& c : checks_) check(c, ev);
   }
@@ -78,8 +76,7 @@ class RunWatcher final : public TraceSink {
     const std::string at = " at " + format_seconds(ev.t) + " s (" + ev.kind + ")";
     auto violate = [&](const std::string& what) { if (!c.violation) c.violation = what + at; };
     if (c.ex->invariant == "max_worker_jobs") {
-      std::int64_t live = 0;
-      live = static_cast<std::int64_t>(w_.backend.list_jobs().size());
+      const auto live = static_cast<std::int64_t>(w_.backend.job_count());
       c.worst = std::max(c.worst, live);
       if (static_cast<double>(live) > *c.ex->max) violate(std::to_string(live) + " worker jobs");
     } else if (c.ex->invariant == "device_vram_within_total") {

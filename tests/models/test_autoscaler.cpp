@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <deque>
 #include <memory>
+#include <random>
+#include <set>
 #include <ostream>
 #include <string>
 
@@ -243,6 +245,31 @@ WorkerUsage usage(const std::string& node, double used_cpu, double used_gpu = 0,
   return WorkerUsage{node, "job-" + node, 8, used_cpu, total_gpu, used_gpu};
 }
 
+// One full status sample, as the real monitor lists it.
+struct StatusSample {
+  SimTime t = 0;
+  std::vector<WorkerUsage> workers;
+};
+
+// The history of full samples as an IdleHistory: every worker of a sample is
+// reported (as changed), and one missing from a sample has left.
+IdleHistory idle_history(const std::deque<StatusSample>& samples, std::size_t capacity = 100) {
+  IdleHistory h(capacity);
+  std::vector<std::string> present;
+  for (const auto& sample : samples) {
+    h.begin_sample(sample.t);
+    std::vector<std::string> now;
+    for (const auto& w : sample.workers) {
+      h.update(w);
+      now.push_back(w.node_id);
+    }
+    for (const auto& id : present)
+      if (std::find(now.begin(), now.end(), id) == now.end()) h.remove(id);
+    present = now;
+  }
+  return h;
+}
+
 // Samples every 10 s from `from` seconds ago up to now; `busy_at` (seconds
 // ago) marks samples where node-1 is busy.
 std::deque<StatusSample> history(int from_s_ago, std::vector<int> busy_at = {}) {
@@ -255,12 +282,11 @@ std::deque<StatusSample> history(int from_s_ago, std::vector<int> busy_at = {}) 
 }
 
 struct ScaleDownCase {
-  std::deque<StatusSample> h;
+  IdleHistory h;
   AutoscalerSnapshot s;
   AutoscalerConfig c;
-  ScaleDownCase(std::deque<StatusSample> hist) : h(std::move(hist)), s(at_now()) {
+  ScaleDownCase(const std::deque<StatusSample>& hist) : h(idle_history(hist)), s(at_now()) {
     s.history = &h;
-    s.workers = h.back().workers;
     s.worker_jobs = 1;
     s.last_scale_down_check = kNow - 61 * kSecond;
     c.scale_down_threshold = 90 * kSecond;
@@ -299,7 +325,7 @@ TEST_P(AutoscalerBothVariants, BusyGpuIsNotIdle) {
   std::deque<StatusSample> h;
   for (int ago = 200; ago >= 0; ago -= 10)
     h.push_back(StatusSample{kNow - ago * kSecond, {usage("node-1", 0, 0.01)}});
-  ScaleDownCase k(std::move(h));
+  ScaleDownCase k(h);
   EXPECT_EQ(p->decide(k.s, k.c).action, Action::None);
 }
 
@@ -359,7 +385,7 @@ TEST_P(AutoscalerBothVariants, NoScaleDownAtMinWorkers) {
 
 TEST_P(AutoscalerBothVariants, CurrentlyBusyNodeIsNotRemoved) {
   ScaleDownCase k(history(300));
-  k.s.workers = {usage("node-1", 2)};
+  k.h.update(usage("node-1", 2));  // busy in the newest sample, the current status
   EXPECT_EQ(p->decide(k.s, k.c).action, Action::None);
 }
 
@@ -367,7 +393,7 @@ TEST_P(AutoscalerBothVariants, OnlyTheIdleWorkerIsListed) {
   std::deque<StatusSample> h;
   for (int ago = 200; ago >= 0; ago -= 10)
     h.push_back(StatusSample{kNow - ago * kSecond, {usage("node-1", 0), usage("node-2", 4)}});
-  ScaleDownCase k(std::move(h));
+  ScaleDownCase k(h);
   k.s.worker_jobs = 2;
   const auto d = p->decide(k.s, k.c);
   ASSERT_EQ(d.action, Action::ScaleDown);
@@ -379,10 +405,85 @@ TEST_P(AutoscalerBothVariants, SampleWithNoWorkersEndsTheIdleRun) {
   std::deque<StatusSample> h;
   for (int ago = 200; ago > 50; ago -= 10) h.push_back(StatusSample{kNow - ago * kSecond, {}});
   for (const auto& sample : history(50)) h.push_back(sample);
-  ScaleDownCase k(std::move(h));
+  ScaleDownCase k(h);
   EXPECT_EQ(p->decide(k.s, k.c).action, Action::None) << "the node has existed for only 50 s";
 }
 
+
+// The reference's walk over full samples, newest first, keeping the workers
+// idle in every sample until one is older than the threshold.
+std::pair<std::vector<std::string>, Duration> reference_walk(const std::deque<StatusSample>& h, SimTime now,
+                                                             Duration threshold) {
+  std::set<std::string> candidates;
+  Duration max_idle = 0;
+  bool first = true;
+  for (auto it = h.rbegin(); it != h.rend(); ++it) {
+    std::set<std::string> idle;
+    for (const auto& w : it->workers)
+      if (is_idle(w)) idle.insert(w.node_id);
+    if (idle.empty()) break;
+    if (first) {
+      candidates = idle;
+      first = false;
+    } else {
+      std::set<std::string> overlap;
+      std::set_intersection(candidates.begin(), candidates.end(), idle.begin(), idle.end(),
+                            std::inserter(overlap, overlap.begin()));
+      if (overlap.empty()) break;
+      candidates = overlap;
+    }
+    max_idle = now - it->t;
+    if (max_idle > threshold) break;
+  }
+  std::vector<std::string> out;
+  if (candidates.empty() || max_idle <= threshold) return {out, 0};
+  for (const auto& w : h.back().workers)
+    if (candidates.count(w.node_id)) out.push_back(w.node_id);
+  return {out, max_idle};
+}
+
+// Random histories (workers joining, leaving and turning busy, samples at
+// irregular and sometimes equal times, more samples than the capacity): the
+// idle runs decide exactly as the walk over the full samples.
+TEST(IdleHistory, DecidesAsTheWalkOverFullSamples) {
+  std::mt19937_64 rng(20261129);
+  int scale_downs = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const std::size_t capacity = 1 + rng() % 40;
+    const int n_samples = 1 + static_cast<int>(rng() % 80);
+    std::deque<StatusSample> full;
+    std::vector<WorkerUsage> workers;
+    int next_node = 1;
+    SimTime t = 0;
+    for (int i = 0; i < n_samples; ++i) {
+      t += static_cast<SimTime>(rng() % 4) * 5 * kSecond;  // 0, 5, 10 or 15 s later
+      if (rng() % 6 == 0) workers.push_back(usage("node-" + std::to_string(next_node++), 0));
+      if (!workers.empty() && rng() % 12 == 0) workers.erase(workers.begin() + static_cast<long>(rng() % workers.size()));
+      for (auto& w : workers)
+        if (rng() % 8 == 0) w.used_cpu = w.used_cpu > 0 ? 0 : 1;
+      full.push_back(StatusSample{t, workers});
+    }
+    std::deque<StatusSample> kept(full.end() - static_cast<long>(std::min<std::size_t>(full.size(), capacity)), full.end());
+    const IdleHistory h = idle_history(full, capacity);
+    AutoscalerSnapshot s;
+    s.now = t;
+    s.history = &h;
+    s.worker_jobs = 100;
+    AutoscalerConfig c;
+    c.scale_down_threshold = static_cast<Duration>(rng() % 8) * 10 * kSecond;
+    const auto want = reference_walk(kept, s.now, c.scale_down_threshold);
+    const ScaleDecision d = decide_scale_down(s, c);
+    std::vector<std::string> got;
+    for (const auto& w : d.remove) got.push_back(w.node_id);
+    ASSERT_EQ(got, want.first) << "trial " << trial;
+    ASSERT_EQ(d.action == Action::ScaleDown, !want.first.empty()) << "trial " << trial;
+    if (!got.empty()) {
+      ASSERT_EQ(d.idle_for, want.second) << "trial " << trial;
+      ++scale_downs;
+    }
+  }
+  EXPECT_GT(scale_downs, 40) << "the random histories exercise scale-down";
+}
 
 // The tick reads the cluster's pending queues through views: the same demand
 // is selected as from copied lists, and a view changes nothing in the cluster.
