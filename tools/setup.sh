@@ -12,6 +12,8 @@ packages=(
   clang libclang-rt-14-dev
   # live mode and its integration tests: a real single-node SLURM on loopback
   slurm-wlm munge
+  # vramsim report draws its plots with gnuplot (PNG via cairo, SVG)
+  gnuplot-nox
 )
 
 missing=()
