@@ -5,16 +5,17 @@
 #include <sstream>
 
 #include "engine/output_file.hpp"
+#include "workload/batsim.hpp"
 #include "workload/replay.hpp"
 
 namespace vramsim {
 
 std::unique_ptr<ReplayCommand> add_replay_command(CLI::App& app) {
   auto c = std::make_unique<ReplayCommand>();
-  auto* r = app.add_subcommand("replay", "replay a batch trace (SWF) on a partition under FCFS or EASY backfilling");
+  auto* r = app.add_subcommand("replay", "replay a batch trace (SWF or Batsim JSON) on a partition under FCFS or EASY backfilling");
   c->sub = r;
-  r->add_option("trace", c->trace, "trace file in the Standard Workload Format (.swf)")->required();
-  r->add_option("--procs", c->procs, "processors of the partition (default: the trace's MaxProcs)");
+  r->add_option("trace", c->trace, "trace file: Standard Workload Format, or a Batsim workload (.json)")->required();
+  r->add_option("--procs", c->procs, "processors of the partition (default: the trace's MaxProcs, Batsim's nb_res)");
   r->add_option("--scheduler", c->scheduler, "fcfs | easy (default fcfs)");
   r->add_option("--jobs-csv", c->jobs_csv, "write job_id,submit,start,end per replayed job to this file");
   r->add_option("--limit", c->limit, "replay only the first N jobs of the file (default all)");
@@ -39,11 +40,12 @@ int run_replay_command(const ReplayCommand& c) {
   if (c.sub->count("--limit") && c.limit < 1)
     return fail("--limit: expected a positive number of jobs, got " + std::to_string(c.limit));
   try {
-    const SwfTrace trace = load_swf(c.trace, c.limit);
+    const bool json = std::filesystem::path(c.trace).extension() == ".json";
+    const SwfTrace trace = json ? load_batsim(c.trace, c.limit) : load_swf(c.trace, c.limit);
     std::int64_t procs = c.procs;
     if (procs == 0) {
       if (!trace.header.max_procs)
-        return fail(c.trace + ": MaxProcs: the header has none; expected --procs N");
+        return fail(c.trace + ": MaxProcs: the header has none; expected --procs N");  // Batsim: nb_res is required
       procs = *trace.header.max_procs;
     }
     const ReplayResult r = replay_swf(trace, procs, policy);

@@ -1,5 +1,6 @@
 #pragma once
-// The `vramsim replay` subcommand: replays a batch trace (SWF) on a
+// The `vramsim replay` subcommand: replays a batch trace (SWF, or a Batsim
+// workload when the file name ends in .json) on a
 // partition of N processors under FCFS or EASY (workload/replay.hpp) and
 // prints how the simulated waits compare with the recorded ones.
 #include <CLI/CLI.hpp>

@@ -13,6 +13,7 @@ ReplayResult replay_swf(const SwfTrace& trace, std::int64_t procs, PartitionPoli
   ReplayResult r;
   r.procs = procs;
   r.policy = policy;
+  r.kill_at_req_time = trace.kill_at_req_time;
   struct Pending {
     std::size_t slot;  // index into r.jobs
     PartitionJob job;
@@ -35,6 +36,7 @@ ReplayResult replay_swf(const SwfTrace& trace, std::int64_t procs, PartitionPoli
       pj.run_time = j.run_time;
       // The reservation trusts the user's request; without one, the run time.
       pj.estimate = j.req_time > 0 ? j.req_time : j.run_time;
+      if (trace.kill_at_req_time && j.req_time > 0) pj.time_limit = j.req_time;
       pending.push_back({r.jobs.size(), pj});
       r.jobs.push_back({j.id, j.submit, -1, -1, p, j.wait});
     }
@@ -45,7 +47,11 @@ ReplayResult replay_swf(const SwfTrace& trace, std::int64_t procs, PartitionPoli
   });
   PartitionScheduler::Callbacks cb;
   cb.on_start = [&](const PartitionJob& j, std::int64_t t) { r.jobs[static_cast<std::size_t>(j.id)].start = t; };
-  cb.on_end = [&](const PartitionJob& j, std::int64_t t, JobOutcome) { r.jobs[static_cast<std::size_t>(j.id)].end = t; };
+  cb.on_end = [&](const PartitionJob& j, std::int64_t t, JobOutcome o) {
+    auto& x = r.jobs[static_cast<std::size_t>(j.id)];
+    x.end = t;
+    x.timed_out = o == JobOutcome::Timeout;
+  };
   PartitionScheduler s(procs, policy, std::move(cb));
   for (const Pending& p : pending) s.submit(r.jobs[p.slot].submit, p.job);
   s.drain();
@@ -92,6 +98,12 @@ void print_replay_summary(const ReplayResult& r, const std::string& trace_name, 
                 "partition)\n",
                 r.jobs.size(), r.skipped(), r.skipped_no_run_time, r.skipped_no_procs, r.skipped_too_wide);
   out << buf;
+  if (r.kill_at_req_time) {
+    std::size_t killed = 0;
+    for (const auto& j : r.jobs) killed += j.timed_out;
+    std::snprintf(buf, sizeof buf, "killed at their requested time (walltime): %zu\n", killed);
+    out << buf;
+  }
   if (r.jobs.empty()) return;
   std::vector<std::int64_t> sim_all, sim, rec;
   std::int64_t first = r.jobs.front().submit, last = 0;

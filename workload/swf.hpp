@@ -57,10 +57,15 @@ struct SwfHeader {
   std::optional<std::int64_t> max_procs, max_nodes;
 };
 
+// A list of batch jobs: read from SWF, or from another format into the
+// same fields (workload/batsim.hpp).
 struct SwfTrace {
   std::string file;
   SwfHeader header;
   std::vector<SwfJob> jobs;  // in file order
+  // The source kills a job at its requested time (Batsim's walltime); in
+  // SWF the recorded run time is what happened, so it is replayed whole.
+  bool kill_at_req_time = false;
 };
 
 // The 18 field names, in column order, as the error messages spell them.

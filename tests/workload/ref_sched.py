@@ -3,7 +3,7 @@
 partition of N processors, written from the definitions in docs/workloads.md,
 to cross-check `vramsim replay` job by job.
 
-  ref_sched.py TRACE.swf --procs N --scheduler fcfs|easy [--limit K]
+  ref_sched.py TRACE.swf|WORKLOAD.json --procs N --scheduler fcfs|easy [--limit K]
                [--jobs-csv OUT.csv] [--compare VRAMSIM]
 
 With --compare it runs `VRAMSIM replay` on the same input and exits 1 on the
@@ -33,6 +33,26 @@ def read_swf(path, limit):
     return jobs
 
 
+def read_batsim(path, limit):
+    """The jobs of a Batsim workload, as read_swf gives them: times rounded
+    (subtime to the nearest second, delay and walltime up), walltime the
+    requested time and a hard limit; a job whose profile is not a delay has
+    no run time."""
+    import json
+    import math
+    with open(path) as f:
+        doc = json.load(f)
+    jobs = []
+    for j in doc["jobs"][:limit or None]:
+        p = doc.get("profiles", {})[j["profile"]]
+        run = math.ceil(p["delay"]) if p["type"] in ("delay", "DelayProfile") else -1
+        wall = j.get("walltime", -1)
+        wall = -1 if wall == -1 else math.ceil(wall)
+        jobs.append({"id": int(j["id"]), "submit": int(math.floor(j["subtime"] + 0.5)), "run": run,
+                     "alloc": j["res"], "req_procs": j["res"], "req_time": wall, "limit": wall})
+    return jobs
+
+
 def replayable(jobs, n):
     """Jobs with a run time > 0 and 1..n processors (allocated, else requested)."""
     out = []
@@ -41,7 +61,9 @@ def replayable(jobs, n):
         if j["run"] <= 0 or procs <= 0 or procs > n:
             continue
         estimate = j["req_time"] if j["req_time"] > 0 else j["run"]
-        out.append({"id": j["id"], "submit": j["submit"], "run": j["run"], "procs": procs, "estimate": estimate})
+        limit = j.get("limit", -1)
+        out.append({"id": j["id"], "submit": j["submit"], "procs": procs, "estimate": estimate,
+                    "run": min(j["run"], limit) if limit > 0 else j["run"]})  # killed at its limit
     return out
 
 
@@ -125,7 +147,8 @@ def main():
     ap.add_argument("--compare", metavar="VRAMSIM")
     a = ap.parse_args()
 
-    jobs = replayable(read_swf(a.trace, a.limit), a.procs)
+    read = read_batsim if a.trace.endswith(".json") else read_swf
+    jobs = replayable(read(a.trace, a.limit), a.procs)
     simulate(jobs, a.procs, a.scheduler)
     ref = rows(jobs)
     if a.jobs_csv:

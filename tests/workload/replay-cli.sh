@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # vramsim replay on the command line: the default processor count from the
-# header, exit 2 with a one-line message naming file, line and field on bad
+# header, a Batsim workload by its .json name, exit 2 with a one-line message naming file, line and field on bad
 # input, exit 3 when the CSV cannot be written.
 set -u
 vramsim=$1
@@ -38,6 +38,16 @@ expect 2 "missing.swf: file: cannot be opened for reading" -- "$dir/missing.swf"
 expect 2 "--scheduler: expected fcfs or easy, got 'sjf'" -- "$dir/ok.swf" --scheduler sjf
 expect 2 "--procs: expected a positive number of processors, got 0" -- "$dir/ok.swf" --procs 0
 expect 2 "--limit: expected a positive number of jobs, got 0" -- "$dir/ok.swf" --limit 0
+cat >"$dir/w.json" <<'JSON'
+{"nb_res": 2, "jobs": [{"id": 1, "subtime": 0, "res": 2, "walltime": 5, "profile": "d"},
+                       {"id": 2, "subtime": 1, "res": 1, "walltime": 50, "profile": "d"}],
+ "profiles": {"d": {"type": "delay", "delay": 10}}}
+JSON
+expect 0 "killed at their requested time (walltime): 1" -- "$dir/w.json" --jobs-csv "$dir/w.csv"
+printf 'job_id,submit,start,end\n1,0,0,5\n2,1,5,15\n' >"$dir/want.csv"
+cmp -s "$dir/w.csv" "$dir/want.csv" || { echo "FAIL: w.csv:"; cat "$dir/w.csv"; fails=$((fails + 1)); }
+echo '{"nb_res": 2, "jobs": [{"id": 1, "subtime": 0, "res": 3, "profile": "d"}], "profiles": {}}' >"$dir/bad.json"
+expect 2 "bad.json: jobs[0].profile: expected the name of a profile in profiles, got \"d\"" -- "$dir/bad.json"
 if [ -w /dev/full ]; then
   expect 3 "cannot write '/dev/full'" -- "$dir/ok.swf" --jobs-csv /dev/full
 fi
