@@ -2,10 +2,7 @@
 
 #include <charconv>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 namespace vramsim {
 
@@ -133,14 +130,7 @@ SwfTrace parse_batsim(std::string_view text, const std::string& file, std::size_
 }
 
 SwfTrace load_batsim(const std::string& path, std::size_t limit) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw WorkloadError(path, 0, "file", "expected a file, got a folder");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw WorkloadError(path, 0, "file", "cannot be opened for reading");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw WorkloadError(path, 0, "file", "read failed");
-  return parse_batsim(ss.view(), path, limit);
+  return parse_batsim(read_workload_file(path), path, limit);
 }
 
 }  // namespace vramsim

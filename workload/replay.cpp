@@ -47,10 +47,10 @@ ReplayResult replay_swf(const SwfTrace& trace, std::int64_t procs, PartitionPoli
   });
   PartitionScheduler::Callbacks cb;
   cb.on_start = [&](const PartitionJob& j, std::int64_t t) { r.jobs[static_cast<std::size_t>(j.id)].start = t; };
-  cb.on_end = [&](const PartitionJob& j, std::int64_t t, JobOutcome o) {
+  cb.on_end = [&](const PartitionJob& j, std::int64_t t, PartitionOutcome o) {
     auto& x = r.jobs[static_cast<std::size_t>(j.id)];
     x.end = t;
-    x.timed_out = o == JobOutcome::Timeout;
+    x.timed_out = o == PartitionOutcome::Timeout;
   };
   PartitionScheduler s(procs, policy, std::move(cb));
   for (const Pending& p : pending) s.submit(r.jobs[p.slot].submit, p.job);

@@ -3,7 +3,6 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 namespace vramsim {
 
@@ -153,15 +152,26 @@ SwfTrace parse_swf(std::string_view text, const std::string& file, std::size_t l
   return t;
 }
 
-SwfTrace load_swf(const std::string& path, std::size_t limit) {
+std::string read_workload_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw WorkloadError(path, 0, "file", "expected a file, got a folder");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw WorkloadError(path, 0, "file", "cannot be opened for reading");
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  // Sized up front where the size is known (a million-job trace is some
+  // 60 MB); pipes and /proc files report none and are read to the end.
+  std::string text;
+  in.seekg(0, std::ios::end);
+  if (const std::streamoff size = in.tellg(); size > 0) text.reserve(static_cast<std::size_t>(size));
+  in.clear();
+  in.seekg(0, std::ios::beg);
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) text.append(buf, static_cast<std::size_t>(in.gcount()));
   if (in.bad()) throw WorkloadError(path, 0, "file", "read failed");
-  return parse_swf(ss.view(), path, limit);
+  return text;
+}
+
+SwfTrace load_swf(const std::string& path, std::size_t limit) {
+  return parse_swf(read_workload_file(path), path, limit);
 }
 
 }  // namespace vramsim

@@ -74,6 +74,8 @@ extern const std::array<std::string_view, 18> kSwfFields;
 // Parses SWF text; `file` names it in errors. Reads at most `limit` jobs
 // (0: all). Throws WorkloadError on the first malformed line.
 SwfTrace parse_swf(std::string_view text, const std::string& file, std::size_t limit = 0);
+// A whole trace file; an unreadable one (or a folder) is a WorkloadError.
+std::string read_workload_file(const std::string& path);
 // Reads and parses a file; an unreadable file is a WorkloadError too.
 SwfTrace load_swf(const std::string& path, std::size_t limit = 0);
 

@@ -33,14 +33,14 @@ bool PartitionScheduler::cancel(std::int64_t at, std::int64_t id) {
   if (it == ids_.end()) return false;
   const std::uint64_t seq = it->second;
   if (running_.count(seq)) {
-    finish(seq, JobOutcome::Cancelled);
+    finish(seq, PartitionOutcome::Cancelled);
   } else {
     const auto q = std::find_if(queue_.begin() + static_cast<std::ptrdiff_t>(head_), queue_.end(),
                                 [&](const Queued& e) { return e.seq == seq; });
     const PartitionJob job = q->job;
     queue_.erase(q);
     ids_.erase(it);
-    if (cb_.on_end) cb_.on_end(job, now_, JobOutcome::Cancelled);
+    if (cb_.on_end) cb_.on_end(job, now_, PartitionOutcome::Cancelled);
   }
   pass_pending_ = true;  // freed processors or a new queue head
   return true;
@@ -97,10 +97,10 @@ void PartitionScheduler::move_to(std::int64_t t) {
 
 void PartitionScheduler::start(const Queued& q) {
   const PartitionJob& j = q.job;
-  Running r{j, now_, now_ + j.run_time, JobOutcome::Completed};
+  Running r{j, now_, now_ + j.run_time, PartitionOutcome::Completed};
   if (j.time_limit && j.run_time > *j.time_limit) {
     r.end = now_ + *j.time_limit;
-    r.outcome = JobOutcome::Timeout;
+    r.outcome = PartitionOutcome::Timeout;
   }
   free_ -= j.procs;
   ends_.insert({r.end, q.seq});
@@ -109,7 +109,7 @@ void PartitionScheduler::start(const Queued& q) {
   if (cb_.on_start) cb_.on_start(stored.job, now_);
 }
 
-void PartitionScheduler::finish(std::uint64_t seq, JobOutcome outcome) {
+void PartitionScheduler::finish(std::uint64_t seq, PartitionOutcome outcome) {
   const auto it = running_.find(seq);
   const Running r = std::move(it->second);
   running_.erase(it);
@@ -117,7 +117,7 @@ void PartitionScheduler::finish(std::uint64_t seq, JobOutcome outcome) {
   if (policy_ == PartitionPolicy::Easy) expected_.erase({r.start + r.job.estimate, seq, r.job.procs});
   ids_.erase(r.job.id);
   free_ += r.job.procs;
-  if (cb_.on_end) cb_.on_end(r.job, outcome == JobOutcome::Cancelled ? now_ : r.end, outcome);
+  if (cb_.on_end) cb_.on_end(r.job, outcome == PartitionOutcome::Cancelled ? now_ : r.end, outcome);
 }
 
 void PartitionScheduler::pass() {

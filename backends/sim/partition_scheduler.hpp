@@ -6,9 +6,9 @@
 // every start and end through callbacks.
 //
 // Time is an integer in any unit the caller keeps to (`vramsim replay` uses
-// seconds). A scheduling pass at time t runs once, after every completion
-// at t and every submission at t, when time moves past t (advance) or on
-// flush(). Cost: a completion or a start is O(log R) (R running jobs); a
+// seconds). The scheduling pass at time t runs after every completion at t
+// and every submission at t, when time moves past t (advance) or on
+// flush(); again if a job of zero run time ended at t. Cost: a completion or a start is O(log R) (R running jobs); a
 // pass is O(1) under FCFS and, under EASY, O(k) to find the head job's
 // reservation (k: running jobs that must end before it fits) plus O(Q) over
 // the queue, stopping early once no processor is free. Memory: O(R + Q).
@@ -25,7 +25,7 @@ namespace vramsim {
 enum class PartitionPolicy { Fcfs, Easy };
 
 // How a job left the partition.
-enum class JobOutcome { Completed, Timeout, Cancelled };
+enum class PartitionOutcome { Completed, Timeout, Cancelled };
 
 struct PartitionJob {
   std::int64_t id = 0;        // unique among the jobs not yet ended
@@ -45,7 +45,7 @@ class PartitionScheduler {
   // back into the scheduler.
   struct Callbacks {
     std::function<void(const PartitionJob&, std::int64_t start)> on_start;
-    std::function<void(const PartitionJob&, std::int64_t end, JobOutcome)> on_end;
+    std::function<void(const PartitionJob&, std::int64_t end, PartitionOutcome)> on_end;
   };
 
   // Throws std::invalid_argument on procs < 1.
@@ -83,7 +83,7 @@ class PartitionScheduler {
   struct Running {
     PartitionJob job;
     std::int64_t start = 0, end = 0;  // end: the real end (run time or limit)
-    JobOutcome outcome = JobOutcome::Completed;
+    PartitionOutcome outcome = PartitionOutcome::Completed;
   };
   // (time, seq): seq numbers submissions, so no two keys are equal.
   using Key = std::pair<std::int64_t, std::uint64_t>;
@@ -95,7 +95,7 @@ class PartitionScheduler {
   void pass_fcfs();
   void pass_easy();
   void start(const Queued& q);
-  void finish(std::uint64_t seq, JobOutcome outcome);
+  void finish(std::uint64_t seq, PartitionOutcome outcome);
   // EASY: the head job's reservation (shadow time) and the processors left
   // over then for jobs that run past it.
   std::pair<std::int64_t, std::int64_t> shadow(std::int64_t need) const;

@@ -15,7 +15,7 @@ namespace {
 
 struct Span {
   std::int64_t start = -1, end = -1;
-  JobOutcome outcome = JobOutcome::Completed;
+  PartitionOutcome outcome = PartitionOutcome::Completed;
   bool operator==(const Span& o) const = default;
 };
 
@@ -38,7 +38,7 @@ std::map<std::int64_t, Span> run(std::int64_t procs, PartitionPolicy p, const st
   std::map<std::int64_t, Span> out;
   PartitionScheduler::Callbacks cb;
   cb.on_start = [&](const PartitionJob& j, std::int64_t t) { out[j.id].start = t; };
-  cb.on_end = [&](const PartitionJob& j, std::int64_t t, JobOutcome o) {
+  cb.on_end = [&](const PartitionJob& j, std::int64_t t, PartitionOutcome o) {
     out[j.id].end = t;
     out[j.id].outcome = o;
   };
@@ -116,8 +116,8 @@ TEST(PartitionScheduler, TimeLimitKillsTheJob) {
   PartitionJob b = job(2, 4, 20);
   b.time_limit = 20;  // exactly its limit: completes
   const auto r = run(4, PartitionPolicy::Fcfs, {{0, a}, {1, b}});
-  EXPECT_EQ(r.at(1), (Span{0, 30, JobOutcome::Timeout}));
-  EXPECT_EQ(r.at(2), (Span{30, 50, JobOutcome::Completed}));
+  EXPECT_EQ(r.at(1), (Span{0, 30, PartitionOutcome::Timeout}));
+  EXPECT_EQ(r.at(2), (Span{30, 50, PartitionOutcome::Completed}));
 }
 
 TEST(PartitionScheduler, CompletionsAndSubmissionsAtOneTimeShareOnePass) {
@@ -134,7 +134,7 @@ TEST(PartitionScheduler, CancelQueuedAndRunning) {
   std::map<std::int64_t, Span> out;
   PartitionScheduler::Callbacks cb;
   cb.on_start = [&](const PartitionJob& j, std::int64_t t) { out[j.id].start = t; };
-  cb.on_end = [&](const PartitionJob& j, std::int64_t t, JobOutcome o) {
+  cb.on_end = [&](const PartitionJob& j, std::int64_t t, PartitionOutcome o) {
     out[j.id].end = t;
     out[j.id].outcome = o;
   };
@@ -147,9 +147,9 @@ TEST(PartitionScheduler, CancelQueuedAndRunning) {
   EXPECT_EQ(s.queued(), 1u);
   EXPECT_TRUE(s.cancel(7, 1));  // the running job frees its processors at 7
   s.drain();
-  EXPECT_EQ(out.at(1), (Span{0, 7, JobOutcome::Cancelled}));
-  EXPECT_EQ(out.at(2), (Span{-1, 5, JobOutcome::Cancelled}));
-  EXPECT_EQ(out.at(3), (Span{7, 17, JobOutcome::Completed}));
+  EXPECT_EQ(out.at(1), (Span{0, 7, PartitionOutcome::Cancelled}));
+  EXPECT_EQ(out.at(2), (Span{-1, 5, PartitionOutcome::Cancelled}));
+  EXPECT_EQ(out.at(3), (Span{7, 17, PartitionOutcome::Completed}));
   EXPECT_FALSE(s.cancel(20, 3));
 }
 
