@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "engine/format.hpp"
+#include "runner/background.hpp"
+#include "workload/swf.hpp"
 #include "models/policy_set.hpp"
 #include "models/registry.hpp"
 
@@ -537,6 +539,40 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
       }
     } else {
       s.slurm.nodes.push_back(PartitionNodeType{});
+    }
+    if (co.has("partition_scheduler")) {
+      const std::string m = enum_field(co, "partition_scheduler", {"exclusive", "fcfs", "easy"}, "a partition scheduler");
+      s.slurm.scheduling = m == "fcfs"   ? PartitionScheduling::Fcfs
+                           : m == "easy" ? PartitionScheduling::Easy
+                                         : PartitionScheduling::Exclusive;
+    }
+    if (const Json* b = co.get("background")) {
+      Obj bo(*b, co.at("background"), file);
+      BackgroundSpec spec;
+      spec.source = bo.has("source") ? enum_field(bo, "source", {"swf", "batsim"}, "a trace format") : "swf";
+      spec.path = bo.string("path", "");
+      if (spec.path.empty()) bo.fail(bo.at("path"), "expected the trace file's path (relative to the scenario)");
+      if (!spec.path.empty() && spec.path.front() != '/') {
+        const auto slash = file.find_last_of('/');
+        if (slash != std::string::npos) spec.path = file.substr(0, slash + 1) + spec.path;
+      }
+      spec.limit = static_cast<std::size_t>(bo.integer("limit", 0, 0, limits::kMaxBackgroundJobs));
+      if (bo.has("from_s")) spec.from_s = bo.integer("from_s", 0, 0, limits::kMaxTraceSeconds);
+      spec.procs_per_node = bo.integer("procs_per_node", 0, 0, limits::kMaxCpus);
+      bo.finish();
+      if (s.slurm.scheduling == PartitionScheduling::Exclusive)
+        co.fail(co.at("background"), "background jobs share the partition: set partition_scheduler to \"fcfs\" or "
+                                     "\"easy\"");
+      try {
+        BackgroundLoad load = load_background(spec, s.slurm.nodes);
+        if (load.jobs.size() > limits::kMaxBackgroundJobs)
+          bo.fail(bo.at("limit"), "expected at most " + std::to_string(limits::kMaxBackgroundJobs) +
+                                      " background jobs, the trace has " + std::to_string(load.jobs.size()));
+        s.slurm.background = std::move(load.jobs);
+        s.background_skipped = load.before_start + load.no_run_time + load.too_wide;
+      } catch (const WorkloadError& e) {
+        bo.fail(bo.at("path"), e.what());
+      }
     }
     if (const Json* l = co.get("latency")) {
       Obj lo(*l, co.at("latency"), file);

@@ -48,6 +48,8 @@ constexpr std::int64_t kMaxMemPerCpuGb = 1 << 16;
 constexpr std::int64_t kMaxVramMb = 1 << 20;           // gpu_memory_mb, observed_vram_mb
 constexpr std::int64_t kMaxMemoryMb = 1 << 24;         // host memory per replica (16 TiB)
 constexpr std::int64_t kMaxReplicas = 100000;
+constexpr std::int64_t kMaxBackgroundJobs = 10000000;   // background trace jobs
+constexpr std::int64_t kMaxTraceSeconds = 10LL * 366 * 24 * 3600;  // trace times (ten years)
 constexpr double kMaxSigma = 10;                       // lognormal spread
 }  // namespace limits
 
@@ -134,6 +136,7 @@ struct Scenario {
   SimSlurmConfig slurm;
   ControlConfig control;
   int initial_workers = 0;
+  std::size_t background_skipped = 0;  // trace jobs left out of the background load
   WorkerJobSize initial_worker_size;   // defaults unless given
   std::vector<AppSpec> apps;
   std::vector<ScenarioAction> actions;  // sorted by time, stable

@@ -94,6 +94,16 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
         if (to > from) m.orphaned_job_seconds += to_seconds(to - from);
       }
     }
+    if (!sc.slurm.background.empty()) {
+      const BackgroundStats b = w.backend.background_stats(end);
+      m.background_jobs = b.jobs;
+      m.background_skipped = sc.background_skipped;
+      m.background_started = b.started;
+      m.background_wait_mean_s = b.started ? b.wait_s / static_cast<double>(b.started) : 0;
+      double cores = 0;
+      for (const auto& t : sc.slurm.nodes) cores += static_cast<double>(t.cpus) * t.count;
+      m.background_core_share = end > 0 && cores > 0 ? b.busy_cpu_s / (cores * to_seconds(end)) : 0;
+    }
   });
   if (opt.critical_path)
     for (const auto& a : result.apps)
@@ -121,6 +131,10 @@ void print_summary(const RunResult& r, std::ostream& out) {
   else
     out << "no shutdown: " << m.jobs_left << " job(s) still queued or running at " << format_seconds(m.end_time)
         << " s\n";
+  if (m.background_jobs > 0)
+    out << "background: " << m.background_jobs << " trace job(s) (" << m.background_skipped << " left out), "
+        << m.background_started << " started, mean wait " << format_number(std::round(m.background_wait_mean_s))
+        << " s, " << format_number(std::round(m.background_core_share * 1000) / 10) << "% of the partition's cores busy\n";
   if (m.sbatch_refusals > 0)
     out << "sbatch refused " << m.sbatch_refusals << " submission(s): " << m.sbatch_error << "\n";
   for (const auto& u : r.unplaced) out << "unplaced " << u.label << " " << u.request.dump() << ": " << u.reason << "\n";

@@ -51,6 +51,10 @@ struct RunMetrics {
   SimTime end_time = 0;
   bool shut_down = false;            // jobs_left counts after shutdown, else at the end
   std::uint64_t events = 0;
+  // Background load (cluster.background): trace jobs in the run, left out,
+  // started, their mean wait, and the partition's cores they kept busy.
+  std::size_t background_jobs = 0, background_skipped = 0, background_started = 0;
+  double background_wait_mean_s = 0, background_core_share = 0;
 };
 
 // A replica or task still pending when the run ended.

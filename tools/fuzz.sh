@@ -3,12 +3,18 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer, for SECONDS (default 60).
 #   tools/fuzz.sh            60 s, as tools/run-tests.sh runs it
 #   tools/fuzz.sh 3600       an hour; the corpus in build-fuzz/corpus grows across runs
+#   tools/fuzz.sh 60 swf     the SWF trace reader and replay instead (seeds: tests/fuzz/swf)
 # Seeds: the bundled scenarios and tests/fuzz/regressions. A crash leaves its
 # input in build-fuzz/artifacts/; once fixed it belongs in
 # tests/fuzz/regressions/, which CTest replays on every build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
+case ${2:-scenario} in
+  scenario) target=fuzz_scenario corpus=build-fuzz/corpus seeds=(scenarios tests/fuzz/regressions) ;;
+  swf) target=fuzz_swf corpus=build-fuzz/corpus-swf seeds=(tests/fuzz/swf) ;;
+  *) echo "fuzz: expected the target scenario or swf, got '$2'" >&2; exit 2 ;;
+esac
 cxx=${VRAMSIM_FUZZ_CXX:-}
 if [ -z "$cxx" ]; then
   for c in clang++-14 clang++; do
@@ -16,12 +22,12 @@ if [ -z "$cxx" ]; then
   done
 fi
 [ -n "$cxx" ] || { echo "fuzz: clang++ not found (tools/setup.sh installs clang)" >&2; exit 1; }
-VRAMSIM_TARGETS=fuzz_scenario tools/build.sh build-fuzz -DCMAKE_CXX_COMPILER="$cxx" -DVRAMSIM_FUZZ=ON \
+VRAMSIM_TARGETS=$target tools/build.sh build-fuzz -DCMAKE_CXX_COMPILER="$cxx" -DVRAMSIM_FUZZ=ON \
   -DVRAMSIM_TESTS=OFF -DVRAMSIM_BENCHMARKS=OFF -DVRAMSIM_CUDA=OFF
-mkdir -p build-fuzz/corpus build-fuzz/artifacts
+mkdir -p "$corpus" build-fuzz/artifacts
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # -timeout: seconds per input; -rss_limit_mb: memory per process.
-build-fuzz/tests/fuzz/fuzz_scenario -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+"build-fuzz/tests/fuzz/$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
   -max_len=65536 -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/ \
-  build-fuzz/corpus scenarios tests/fuzz/regressions
+  "$corpus" "${seeds[@]}"

@@ -8,6 +8,8 @@ packages=(
   build-essential cmake ninja-build g++ pkg-config ccache
   libboost-dev libboost-graph-dev libeigen3-dev libcli11-dev nlohmann-json3-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # the scheduler cross-check (tests/workload/ref_sched.py) and tools/bench-replay
+  python3
   # the scenario fuzzer (tools/fuzz.sh): libFuzzer from clang
   clang libclang-rt-14-dev
   # live mode and its integration tests: a real single-node SLURM on loopback

@@ -16,6 +16,7 @@
 #include "tools/live_commands.hpp"
 #include "tools/gen_command.hpp"
 #include "tools/report_command.hpp"
+#include "tools/replay_command.hpp"
 
 using namespace vramsim;
 
@@ -73,6 +74,7 @@ int main(int argc, char** argv) {
   LiveCommands live_commands(app);
   auto gen = add_gen_command(app);
   auto report = add_report_command(app);
+  auto replay = add_replay_command(app);
 
   try {
     app.parse(argc, argv);
@@ -87,6 +89,7 @@ int main(int argc, char** argv) {
   if (auto code = live_commands.run()) return *code;
   if (gen->sub->parsed()) return run_gen_command(*gen);
   if (report->sub->parsed()) return run_report_command(*report);
+  if (replay->sub->parsed()) return run_replay_command(*replay);
   if (list->parsed()) {
     auto& reg = PolicyRegistry::instance();
     for (const auto& m : reg.models()) {

@@ -14,6 +14,100 @@ SimSlurmBackend::SimSlurmBackend(Executor& exec, RandomStreams& rng, TraceRecord
       free_hosts_.insert(static_cast<int>(hosts_.size()));
       hosts_.push_back(Host{t, cfg_.ip_prefix + std::to_string(++n), ""});
     }
+  if (cfg_.scheduling == PartitionScheduling::Exclusive) {
+    if (!cfg_.background.empty()) throw std::invalid_argument("background jobs need a shared partition (fcfs or easy)");
+    return;
+  }
+  std::vector<NodeShape> shapes;
+  for (const Host& h : hosts_) shapes.push_back(NodeShape{h.type.cpus, h.type.memory_gb * 1024, h.type.gpus});
+  NodeScheduler::Callbacks cb;
+  // Worker jobs have their SLURM ids (>= 1000); background jobs -(index + 1).
+  cb.on_start = [this](const NodeJob& job, std::int64_t at, const std::vector<std::size_t>& nodes) {
+    if (job.id < 0) {
+      const BackgroundJob& b = cfg_.background[static_cast<std::size_t>(-job.id - 1)];
+      ++bg_.started;
+      bg_.wait_s += to_seconds(at - b.submit);
+      bg_running_[job.id] = {at, b.nodes * b.cpus_per_node};
+      return;
+    }
+    start(jobs_.at(std::to_string(job.id)), static_cast<int>(nodes.front()));
+  };
+  cb.on_end = [this](const NodeJob& job, std::int64_t at, PartitionOutcome outcome) {
+    if (job.id >= 0) return;  // a worker job ends through end(), which told the scheduler
+    auto it = bg_running_.find(job.id);
+    if (it != bg_running_.end()) {
+      bg_.busy_cpu_s += to_seconds(at - it->second.first) * static_cast<double>(it->second.second);
+      bg_running_.erase(it);
+    }
+    if (outcome == PartitionOutcome::Completed) ++bg_.completed;
+    if (outcome == PartitionOutcome::Timeout) ++bg_.timed_out;
+  };
+  partition_ = std::make_unique<NodeScheduler>(
+      std::move(shapes),
+      cfg_.scheduling == PartitionScheduling::Easy ? PartitionPolicy::Easy : PartitionPolicy::Fcfs, std::move(cb));
+  bg_.jobs = cfg_.background.size();
+  partition_settle();
+}
+
+BackgroundStats SimSlurmBackend::background_stats(SimTime now) const {
+  BackgroundStats s = bg_;
+  for (const auto& [id, run] : bg_running_)
+    if (now > run.first) s.busy_cpu_s += to_seconds(now - run.first) * static_cast<double>(run.second);
+  return s;
+}
+
+void SimSlurmBackend::partition_sync() { partition_->advance(exec_.now()); }
+
+void SimSlurmBackend::partition_submit(SimJob& j) {
+  partition_sync();
+  NodeJob job;
+  job.id = std::stol(j.id);
+  job.nodes = 1;
+  job.per_node = NodeShape{j.size.cpus, static_cast<std::int64_t>(j.size.mem_per_cpu_gb) * j.size.cpus * 1024,
+                           j.size.gpus};
+  // The job runs until scancel, its node's stop or its time limit, all of
+  // which this backend times; the scheduler plans with the time limit.
+  job.estimate = j.size.time_limit;
+  job.run_time = j.size.time_limit + kHour;
+  partition_->submit(exec_.now(), job);
+  partition_settle();
+}
+
+void SimSlurmBackend::partition_settle() {
+  partition_->flush();
+  std::optional<SimTime> next = partition_->next_completion();
+  if (next_background_ < cfg_.background.size()) {
+    const SimTime b = std::max(cfg_.background[next_background_].submit, exec_.now());
+    next = next ? std::min(*next, b) : b;
+  }
+  if (wake_timer_ && (!next || *next != wake_at_)) {
+    exec_.cancel(wake_timer_);
+    wake_timer_ = 0;
+  }
+  if (next && !wake_timer_) {
+    wake_at_ = std::max(*next, exec_.now());
+    wake_timer_ = exec_.at(wake_at_, [this] {
+      wake_timer_ = 0;
+      partition_wake();
+    });
+  }
+}
+
+void SimSlurmBackend::partition_wake() {
+  partition_sync();
+  for (; next_background_ < cfg_.background.size() && cfg_.background[next_background_].submit <= exec_.now();
+       ++next_background_) {
+    const BackgroundJob& b = cfg_.background[next_background_];
+    NodeJob job;
+    job.id = -static_cast<std::int64_t>(next_background_) - 1;
+    job.nodes = b.nodes;
+    job.per_node = NodeShape{b.cpus_per_node, 0, 0};
+    job.run_time = b.run_time;
+    job.estimate = b.estimate;
+    job.time_limit = b.time_limit;
+    partition_->submit(exec_.now(), job);
+  }
+  partition_settle();
 }
 
 bool SimSlurmBackend::fits(const PartitionNodeType& t, const WorkerJobSize& size) {
@@ -67,7 +161,10 @@ std::optional<std::string> SimSlurmBackend::submit(const WorkerJobSize& size, st
     SimJob& j = jobs_.at(id);
     j.pending_timer = 0;
     j.eligible = true;
-    schedule();
+    if (partition_)
+      partition_submit(j);
+    else
+      schedule();
   });
   return id;
 }
@@ -88,8 +185,10 @@ void SimSlurmBackend::start(SimJob& j, int host) {
   j.life.move(JobState::Running);
   j.started = exec_.now();
   j.host = host;
-  hosts_[host].job = j.id;
-  free_hosts_.erase(host);
+  if (!partition_) {
+    hosts_[host].job = j.id;
+    free_hosts_.erase(host);
+  }
   trace_.record(exec_.now(), "job_started", {{"job", j.id}, {"host", hosts_[host].ip}});
   const std::string id = j.id;
   j.limit_timer = exec_.after(j.size.time_limit, [this, id] {
@@ -159,13 +258,22 @@ void SimSlurmBackend::end(SimJob& j, JobState final_state, const std::string& re
   active_.erase(j.id);
   j.ended = exec_.now();
   j.registered = false;
-  if (j.host >= 0) {
+  if (partition_) {
+    // Queued or running there once eligible; its cores go back now.
+    if (j.eligible) {
+      partition_sync();
+      partition_->cancel(exec_.now(), std::stol(j.id));
+    }
+  } else if (j.host >= 0) {
     hosts_[j.host].job.clear();
     free_hosts_.insert(j.host);
   }
   trace_.record(exec_.now(), "job_ended", {{"job", j.id}, {"state", name(final_state)}, {"reason", reason}});
   if (had_node && listener_) listener_->node_lost(j.id, reason);
-  schedule();
+  if (partition_)
+    partition_settle();
+  else
+    schedule();
 }
 
 void SimSlurmBackend::cancel_jobs(const std::vector<std::string>& ids) {
@@ -241,10 +349,17 @@ void SimSlurmBackend::call_replica(const std::string& job_id, const std::string&
 }
 
 std::string SimSlurmBackend::start_warm_worker(const WorkerJobSize& size) {
-  const int host = first_free_host(size);
-  if (host < 0) throw std::invalid_argument("no free partition node fits a warm worker");
-  SimJob& j = create_job(size, 0, true);
-  start(j, host);
+  if (partition_) {
+    SimJob& j = create_job(size, 0, true);
+    j.eligible = true;
+    partition_submit(j);
+    if (!j.started) throw std::invalid_argument("no free partition node fits a warm worker");
+  } else {
+    const int host = first_free_host(size);
+    if (host < 0) throw std::invalid_argument("no free partition node fits a warm worker");
+    start(create_job(size, 0, true), host);
+  }
+  SimJob& j = jobs_.at(std::to_string(next_id_ - 1));
   if (j.pending_timer) exec_.cancel(j.pending_timer);
   j.pending_timer = 0;
   boot_done(j.id, true);

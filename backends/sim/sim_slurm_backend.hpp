@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backends/cluster_backend.hpp"
+#include "backends/sim/node_scheduler.hpp"
 #include "engine/executor.hpp"
 #include "engine/lifecycle.hpp"
 #include "engine/random.hpp"
@@ -34,8 +35,38 @@ struct PartitionNodeType {
   bool mig_enabled = false;
 };
 
+// How the partition hands out its nodes.
+//  Exclusive: a worker job takes a whole node; the queue is FCFS and its wait
+//    is the drawn `queue_wait` plus waiting for a free node (no other load).
+//  Fcfs, Easy: SLURM's consumable resources (cores, memory, GPUs as gres)
+//    under strict FCFS or EASY backfilling (NodeScheduler), shared with the
+//    background jobs; a worker job's wait is the drawn `queue_wait` (the
+//    scheduler's own latency) and then whatever the load makes it wait.
+enum class PartitionScheduling { Exclusive, Fcfs, Easy };
+
+// A background batch job from a trace: it competes with the worker jobs for
+// the partition and is otherwise invisible to the control plane.
+struct BackgroundJob {
+  std::int64_t id = 0;             // the trace's job id
+  SimTime submit = 0;
+  std::int64_t nodes = 1;
+  std::int64_t cpus_per_node = 1;
+  Duration run_time = 0;           // once started
+  Duration estimate = 0;           // the user's request: EASY reservations
+  std::optional<Duration> time_limit;  // killed (TIMEOUT) past it
+};
+
+// What the background load did by the end of the run.
+struct BackgroundStats {
+  std::size_t jobs = 0, started = 0, completed = 0, timed_out = 0;
+  double wait_s = 0;               // summed over the started jobs
+  double busy_cpu_s = 0;           // cores x seconds run, up to the end
+};
+
 struct SimSlurmConfig {
   std::vector<PartitionNodeType> nodes;
+  PartitionScheduling scheduling = PartitionScheduling::Exclusive;
+  std::vector<BackgroundJob> background;  // by submit time; needs Fcfs or Easy
   LatencyModel queue_wait = LatencyModel::fixed(5 * kSecond);
   LatencyModel node_boot = LatencyModel::fixed(20 * kSecond);
   LatencyModel registration = LatencyModel::fixed(5 * kSecond);
@@ -80,6 +111,8 @@ class SimSlurmBackend final : public ClusterBackend {
   const SimSlurmConfig& config() const { return cfg_; }
   // Whether a node of this type can run a job of this size at all.
   static bool fits(const PartitionNodeType& t, const WorkerJobSize& size);
+  // The background load so far; busy_cpu_s counts running jobs up to `now`.
+  BackgroundStats background_stats(SimTime now) const;
 
  private:
   struct Host {
@@ -96,6 +129,11 @@ class SimSlurmBackend final : public ClusterBackend {
   void register_node(const std::string& id, const Advertisement& ad);
   void end(SimJob& job, JobState final_state, const std::string& reason);
   NodeGpuFacts facts_for(const SimJob& job) const;
+  // The shared partition (Fcfs, Easy): time moves in step with the executor.
+  void partition_submit(SimJob& job);
+  void partition_sync();    // the scheduler's clock to now
+  void partition_settle();  // runs the pass at now, then sleeps until its next event
+  void partition_wake();
 
   Executor& exec_;
   RandomStreams& rng_;
@@ -108,6 +146,12 @@ class SimSlurmBackend final : public ClusterBackend {
   std::map<std::string, const SimJob*> active_;  // not yet terminal, in jobs_ order (squeue's)
   std::vector<std::string> queue_;  // pending job ids, submit order
   long next_id_ = 1000;
+  std::unique_ptr<NodeScheduler> partition_;  // Fcfs, Easy
+  std::size_t next_background_ = 0;          // cfg_.background index
+  TimerId wake_timer_ = 0;
+  SimTime wake_at_ = 0;
+  BackgroundStats bg_;
+  std::map<std::int64_t, std::pair<SimTime, std::int64_t>> bg_running_;  // id -> (start, cores)
 };
 
 }  // namespace vramsim

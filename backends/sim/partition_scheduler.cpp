@@ -1,0 +1,204 @@
+#include "backends/sim/partition_scheduler.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace vramsim {
+
+PartitionScheduler::PartitionScheduler(std::int64_t procs, PartitionPolicy policy, Callbacks callbacks)
+    : procs_(procs), free_(procs), policy_(policy), cb_(std::move(callbacks)) {
+  if (procs < 1) throw std::invalid_argument("partition: expected at least 1 processor");
+}
+
+void PartitionScheduler::submit(std::int64_t at, const PartitionJob& job) {
+  const std::string who = "partition: job " + std::to_string(job.id) + ": ";
+  if (at < now_) throw std::invalid_argument(who + "submitted in the past");
+  if (job.procs < 1 || job.procs > procs_)
+    throw std::invalid_argument(who + "expected 1.." + std::to_string(procs_) + " processors, got " +
+                                std::to_string(job.procs));
+  if (job.run_time < 0 || job.estimate < 0 || (job.time_limit && *job.time_limit < 0))
+    throw std::invalid_argument(who + "expected times >= 0");
+  move_to(at);
+  const std::uint64_t seq = seq_++;
+  if (!ids_.emplace(job.id, seq).second) throw std::invalid_argument(who + "already queued or running");
+  queue_.push_back({job, seq});
+  pass_pending_ = true;
+}
+
+bool PartitionScheduler::cancel(std::int64_t at, std::int64_t id) {
+  if (at < now_) throw std::invalid_argument("partition: cancel in the past");
+  move_to(at);
+  const auto it = ids_.find(id);
+  if (it == ids_.end()) return false;
+  const std::uint64_t seq = it->second;
+  if (running_.count(seq)) {
+    finish(seq, PartitionOutcome::Cancelled);
+  } else {
+    const auto q = std::find_if(queue_.begin() + static_cast<std::ptrdiff_t>(head_), queue_.end(),
+                                [&](const Queued& e) { return e.seq == seq; });
+    const PartitionJob job = q->job;
+    queue_.erase(q);
+    ids_.erase(it);
+    if (cb_.on_end) cb_.on_end(job, now_, PartitionOutcome::Cancelled);
+  }
+  pass_pending_ = true;  // freed processors or a new queue head
+  return true;
+}
+
+std::optional<std::int64_t> PartitionScheduler::next_completion() const {
+  if (ends_.empty()) return std::nullopt;
+  return ends_.begin()->first;
+}
+
+void PartitionScheduler::advance(std::int64_t until) {
+  if (until < now_) throw std::invalid_argument("partition: advance into the past");
+  move_to(until);
+}
+
+void PartitionScheduler::flush() {
+  if (pass_pending_) pass();
+}
+
+void PartitionScheduler::drain() {
+  for (;;) {
+    flush();
+    const auto next = next_completion();
+    if (!next) break;
+    move_to(*next);
+  }
+}
+
+void PartitionScheduler::move_to(std::int64_t t) {
+  for (;;) {
+    if (!ends_.empty() && ends_.begin()->first <= t) {
+      const std::int64_t e = ends_.begin()->first;
+      // The pass at now sees all of now's events before time moves on.
+      if (e > now_ && pass_pending_) {
+        pass();
+        continue;
+      }
+      now_ = e;
+      while (!ends_.empty() && ends_.begin()->first == e) {
+        const std::uint64_t seq = ends_.begin()->second;
+        finish(seq, running_.at(seq).outcome);
+      }
+      pass_pending_ = true;
+      continue;
+    }
+    if (t > now_ && pass_pending_) {
+      pass();
+      continue;
+    }
+    break;
+  }
+  now_ = std::max(now_, t);
+}
+
+void PartitionScheduler::start(const Queued& q) {
+  const PartitionJob& j = q.job;
+  Running r{j, now_, now_ + j.run_time, PartitionOutcome::Completed};
+  if (j.time_limit && j.run_time > *j.time_limit) {
+    r.end = now_ + *j.time_limit;
+    r.outcome = PartitionOutcome::Timeout;
+  }
+  free_ -= j.procs;
+  ends_.insert({r.end, q.seq});
+  if (policy_ == PartitionPolicy::Easy) expected_.insert({now_ + j.estimate, q.seq, j.procs});
+  const auto& stored = running_.emplace(q.seq, std::move(r)).first->second;
+  if (cb_.on_start) cb_.on_start(stored.job, now_);
+}
+
+void PartitionScheduler::finish(std::uint64_t seq, PartitionOutcome outcome) {
+  const auto it = running_.find(seq);
+  const Running r = std::move(it->second);
+  running_.erase(it);
+  ends_.erase({r.end, seq});
+  if (policy_ == PartitionPolicy::Easy) expected_.erase({r.start + r.job.estimate, seq, r.job.procs});
+  ids_.erase(r.job.id);
+  free_ += r.job.procs;
+  if (cb_.on_end) cb_.on_end(r.job, outcome == PartitionOutcome::Cancelled ? now_ : r.end, outcome);
+}
+
+void PartitionScheduler::pass() {
+  pass_pending_ = false;
+  if (policy_ == PartitionPolicy::Fcfs)
+    pass_fcfs();
+  else
+    pass_easy();
+}
+
+void PartitionScheduler::start_in_order() {
+  while (head_ < queue_.size() && queue_[head_].job.procs <= free_) start(queue_[head_++]);
+}
+
+void PartitionScheduler::compact() {
+  // Drop started jobs once they are most of the vector: amortised O(1).
+  if (head_ == queue_.size()) {
+    queue_.clear();
+    head_ = 0;
+  } else if (head_ > 1024 && head_ * 2 > queue_.size()) {
+    queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(head_));
+    head_ = 0;
+  }
+}
+
+void PartitionScheduler::pass_fcfs() {
+  start_in_order();
+  compact();
+}
+
+std::pair<std::int64_t, std::int64_t> PartitionScheduler::shadow(std::int64_t need) const {
+  std::int64_t avail = free_;
+  auto it = expected_.begin();
+  while (it != expected_.end()) {
+    // A job past its estimate is expected to end now.
+    const std::int64_t t = std::max(std::get<0>(*it), now_);
+    // Every job expected to end at t frees its processors at t.
+    while (it != expected_.end() && std::max(std::get<0>(*it), now_) == t) {
+      avail += std::get<2>(*it);
+      ++it;
+    }
+    if (avail >= need) return {t, avail - need};
+  }
+  // Unreachable while need <= procs_: every running job ends at some point.
+  throw std::logic_error("partition: no reservation for the queue head");
+}
+
+void PartitionScheduler::pass_easy() {
+  start_in_order();
+  if (head_ == queue_.size() || free_ == 0) {
+    compact();
+    return;
+  }
+  // The head waits; it holds a reservation at the shadow time, and a later
+  // job may jump ahead only if it cannot delay that reservation: it ends by
+  // then (by its estimate), or it uses processors the head will not need.
+  const auto [shadow_time, extra0] = shadow(queue_[head_].job.procs);
+  std::int64_t extra = extra0;
+  std::size_t out = head_ + 1, i = head_ + 1;
+  for (; i < queue_.size() && free_ > 0; ++i) {
+    Queued& q = queue_[i];
+    if (q.job.procs <= free_) {
+      if (now_ + q.job.estimate <= shadow_time) {
+        start(q);
+        continue;
+      }
+      if (q.job.procs <= extra) {
+        extra -= q.job.procs;
+        start(q);
+        continue;
+      }
+    }
+    if (out != i) queue_[out] = std::move(q);
+    ++out;
+  }
+  // Close the gaps the started jobs left; untouched when none started.
+  if (out != i) {
+    for (; i < queue_.size(); ++i, ++out) queue_[out] = std::move(queue_[i]);
+    queue_.resize(out);
+  }
+  compact();
+}
+
+}  // namespace vramsim

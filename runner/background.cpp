@@ -1,0 +1,68 @@
+#include "runner/background.hpp"
+
+#include <algorithm>
+
+#include "runner/scenario.hpp"
+#include "workload/batsim.hpp"
+#include "workload/swf.hpp"
+
+namespace vramsim {
+
+BackgroundLoad load_background(const BackgroundSpec& spec, const std::vector<PartitionNodeType>& partition) {
+  const SwfTrace trace = spec.source == "batsim" ? load_batsim(spec.path, spec.limit) : load_swf(spec.path, spec.limit);
+  std::int64_t cpn = spec.procs_per_node;
+  if (cpn <= 0) {
+    cpn = partition.empty() ? 1 : partition.front().cpus;
+    for (const auto& t : partition) cpn = std::min<std::int64_t>(cpn, t.cpus);
+  }
+  BackgroundLoad load;
+  load.read = trace.jobs.size();
+  std::int64_t from = spec.from_s.value_or(0);
+  if (!spec.from_s && !trace.jobs.empty()) {
+    from = trace.jobs.front().submit;
+    for (const SwfJob& j : trace.jobs) from = std::min(from, j.submit);
+    from = std::max<std::int64_t>(from, 0);
+  }
+  for (const SwfJob& j : trace.jobs) {
+    // As `vramsim replay`: the allocated processors, else the requested
+    // ones; the recorded run time; the request as the estimate.
+    const std::int64_t procs = j.alloc_procs > 0 ? j.alloc_procs : j.req_procs;
+    // Trace times become microseconds: bounded first, so nothing overflows.
+    for (auto [v, field] : {std::pair{j.submit, "submit"}, {j.run_time, "run_time"}, {j.req_time, "req_time"}})
+      if (v > limits::kMaxTraceSeconds)
+        throw WorkloadError(trace.file, j.line, field,
+                            "expected at most " + std::to_string(limits::kMaxTraceSeconds) + " seconds, got " + std::to_string(v));
+    if (j.submit < from) {
+      ++load.before_start;
+      continue;
+    }
+    if (j.run_time <= 0 || procs <= 0) {
+      ++load.no_run_time;
+      continue;
+    }
+    // A job spreads over as few nodes as hold its processors, evenly.
+    const std::int64_t nodes = (procs + cpn - 1) / cpn;
+    const std::int64_t per_node = (procs + nodes - 1) / nodes;
+    std::int64_t hosts = 0;
+    for (const auto& t : partition)
+      if (t.cpus >= per_node) hosts += t.count;
+    if (nodes > hosts) {
+      ++load.too_wide;
+      continue;
+    }
+    BackgroundJob b;
+    b.id = j.id;
+    b.submit = (j.submit - from) * kSecond;
+    b.nodes = nodes;
+    b.cpus_per_node = per_node;
+    b.run_time = j.run_time * kSecond;
+    b.estimate = (j.req_time > 0 ? j.req_time : j.run_time) * kSecond;
+    if (trace.kill_at_req_time && j.req_time > 0) b.time_limit = j.req_time * kSecond;
+    load.jobs.push_back(b);
+  }
+  std::stable_sort(load.jobs.begin(), load.jobs.end(),
+                   [](const BackgroundJob& a, const BackgroundJob& b) { return a.submit < b.submit; });
+  return load;
+}
+
+}  // namespace vramsim

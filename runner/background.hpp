@@ -1,0 +1,32 @@
+#pragma once
+// A scenario's background load: batch jobs from a workload trace (SWF or
+// Batsim JSON) turned into jobs of the simulated partition, where they
+// compete with the worker jobs (docs/capacity-planning.md).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/sim/sim_slurm_backend.hpp"
+
+namespace vramsim {
+
+struct BackgroundSpec {
+  std::string source = "swf";   // swf | batsim
+  std::string path;             // resolved against the scenario's folder
+  std::size_t limit = 0;        // jobs read from the trace (0: all)
+  // Trace second that becomes t = 0 (none: the first job's submit time);
+  // jobs submitted earlier are left out.
+  std::optional<std::int64_t> from_s;
+  std::int64_t procs_per_node = 0;  // cores of one trace processor's node (0: the smallest partition node)
+};
+
+struct BackgroundLoad {
+  std::vector<BackgroundJob> jobs;  // by submit time
+  std::size_t read = 0, before_start = 0, no_run_time = 0, too_wide = 0;
+};
+
+// Throws WorkloadError on a malformed or unreadable trace.
+BackgroundLoad load_background(const BackgroundSpec& spec, const std::vector<PartitionNodeType>& partition);
+
+}  // namespace vramsim

@@ -1,0 +1,134 @@
+// A background load from a workload trace competes with the worker jobs on
+// a shared partition (cluster.partition_scheduler fcfs|easy): the worker
+// job's queue wait comes out of the load, not out of a draw.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "runner/scenario.hpp"
+#include "runner/simulation.hpp"
+
+namespace vramsim {
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const auto p = std::filesystem::temp_directory_path() / ("vramsim-bg-" + name);
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+// SWF: id submit wait run alloc cpu mem req_procs req_time req_mem status user group exe queue part prec think
+std::string swf_job(int id, int submit, int run, int procs, int req_time) {
+  std::ostringstream s;
+  s << id << " " << submit << " -1 " << run << " " << procs << " -1 -1 " << procs << " " << req_time
+    << " -1 1 1 1 -1 -1 -1 -1 -1\n";
+  return s.str();
+}
+
+// Two nodes of 4 cores and 1 GPU; one app deployed at 0 asks for a worker
+// of 4 cores that is eligible (queue_wait) at about 10 s.
+std::string scenario(const std::string& scheduler, const std::string& swf_path) {
+  return R"({"horizon": "2h", "cluster": {"max_workers": 1, "worker_defaults": {"cpus": 4, "gpus": 1},
+    "partition": [{"count": 2, "cpus": 4, "memory_gb": 512, "gpus": 1, "gpu": "A100-SXM4-40GB"}],
+    "partition_scheduler": ")" + scheduler + R"(",
+    "background": {"path": ")" + swf_path + R"(", "procs_per_node": 4}},
+    "apps": [{"id": "a", "gpu_memory_mb": 8000, "cpus": 1, "deploy_at": "0s"}]})";
+}
+
+std::vector<Json> events_of(const std::string& path, const std::string& kind) {
+  std::ifstream in(path);
+  std::vector<Json> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    Json j = Json::parse(line);
+    if (j["kind"] == kind) out.push_back(j);
+  }
+  return out;
+}
+
+struct Outcome {
+  SimTime worker_started = -1;
+  RunMetrics metrics;
+};
+
+Outcome run(const std::string& scheduler, const std::string& swf) {
+  const Scenario sc = parse_scenario_text(scenario(scheduler, write_temp("load.swf", swf)), "bg.json");
+  RunOptions opt;
+  opt.trace_path = (std::filesystem::temp_directory_path() / "vramsim-bg-trace.jsonl").string();
+  const RunResult r = run_scenario(sc, opt);
+  const auto started = events_of(opt.trace_path, "job_started");
+  Outcome o;
+  if (!started.empty()) o.worker_started = started.front()["t"].get<SimTime>();
+  o.metrics = r.metrics;
+  return o;
+}
+
+// A: 4 cores (one node) 0..1000 s; B: 8 cores (both nodes) from 1 s, so it
+// waits for A; the worker queues behind B; C: 4 cores for 100 s at 30 s.
+const std::string kLoad = swf_job(1, 0, 1000, 4, 1000) + swf_job(2, 1, 1000, 8, 1000) + swf_job(3, 30, 100, 4, 100);
+
+TEST(BackgroundLoad, TheWorkerJobWaitsForTheJobsAheadOfIt) {
+  for (const std::string scheduler : {"fcfs", "easy"}) {
+    const Outcome o = run(scheduler, kLoad);
+    // B runs 1000..2000 on both nodes; the worker's 4 h estimate cannot
+    // backfill before B's reservation, so it starts when B ends.
+    EXPECT_EQ(o.worker_started, 2000 * kSecond) << scheduler;
+    EXPECT_EQ(o.metrics.background_jobs, 3u) << scheduler;
+    EXPECT_EQ(o.metrics.background_started, 3u) << scheduler;
+  }
+}
+
+TEST(BackgroundLoad, EasyBackfillsTheShortJobThatFcfsHoldsBack) {
+  // FCFS: C starts at 2000 beside the worker; EASY: C fits before B's
+  // reservation on the idle node and starts at once.
+  const Outcome fcfs = run("fcfs", kLoad);
+  const Outcome easy = run("easy", kLoad);
+  EXPECT_NEAR(fcfs.metrics.background_wait_mean_s, (0 + 999 + 1970) / 3.0, 1e-6);
+  EXPECT_NEAR(easy.metrics.background_wait_mean_s, (0 + 999 + 0) / 3.0, 1e-6);
+}
+
+TEST(BackgroundLoad, AnIdlePartitionStartsTheWorkerAfterTheDrawnWaitOnly) {
+  const Outcome o = run("fcfs", swf_job(1, 0, 5, 4, 5));
+  const Outcome exclusive_like = run("easy", swf_job(1, 0, 5, 4, 5));
+  EXPECT_EQ(o.worker_started, exclusive_like.worker_started);
+  EXPECT_LT(o.worker_started, 60 * kSecond);
+  EXPECT_GT(o.metrics.background_core_share, 0.0);
+}
+
+TEST(BackgroundLoad, ErrorsNameTheFieldAndTheTraceLine) {
+  const std::string swf = write_temp("ok.swf", swf_job(1, 0, 10, 4, 10));
+  try {
+    parse_scenario_text(scenario("exclusive", swf), "bg.json");
+    FAIL() << "background on an exclusive partition was accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.path(), "$.cluster.background");
+    EXPECT_NE(e.problem().find("partition_scheduler"), std::string::npos) << e.what();
+  }
+  const std::string bad = write_temp("bad.swf", swf_job(1, 0, 10, 4, 10) + "2 5 -1 x 4 -1 -1 4 10 -1 1 1 1 -1 -1 -1 -1 -1\n");
+  try {
+    parse_scenario_text(scenario("fcfs", bad), "bg.json");
+    FAIL() << "a malformed trace was accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.path(), "$.cluster.background.path");
+    EXPECT_NE(e.problem().find("bad.swf:2: run_time"), std::string::npos) << e.what();
+  }
+  try {
+    parse_scenario_text(scenario("fcfs", write_temp("huge.swf", swf_job(1, 0, 10, 4, 10) +
+                                                                   "2 5 -1 999999999999 4 -1 -1 4 10 -1 1 1 1 -1 -1 -1 -1 -1\n")),
+                        "bg.json");
+    FAIL() << "a run time beyond the range was accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(e.problem().find("huge.swf:2: run_time: expected at most"), std::string::npos) << e.what();
+  }
+}
+
+TEST(BackgroundLoad, JobsTooWideForThePartitionAreLeftOutAndCounted) {
+  const Outcome o = run("fcfs", swf_job(1, 0, 10, 4, 10) + swf_job(2, 1, 10, 12, 10) + swf_job(3, 2, -1, 4, 10));
+  EXPECT_EQ(o.metrics.background_jobs, 1u);
+  EXPECT_EQ(o.metrics.background_skipped, 2u) << "12 cores on 2 nodes of 4, and a job without a run time";
+}
+
+}  // namespace
+}  // namespace vramsim

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""A small, independent reference of FCFS and EASY backfilling on a
+partition of N processors, written from the definitions in docs/workloads.md,
+to cross-check `vramsim replay` job by job.
+
+  ref_sched.py TRACE.swf|WORKLOAD.json --procs N --scheduler fcfs|easy [--limit K]
+               [--jobs-csv OUT.csv] [--compare VRAMSIM]
+
+With --compare it runs `VRAMSIM replay` on the same input and exits 1 on the
+first job whose submit, start or end differs (0 when every job agrees).
+Plain lists and linear scans: slow, but easy to check by eye.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def read_swf(path, limit):
+    """The jobs of an SWF file, in file order; comments and blank lines skipped."""
+    jobs = []
+    with open(path) as f:
+        for line in f:
+            s = line.strip()
+            if not s or s.startswith(";"):
+                continue
+            x = s.split()
+            jobs.append({"id": int(x[0]), "submit": int(x[1]), "run": int(x[3]),
+                         "alloc": int(x[4]), "req_procs": int(x[7]), "req_time": int(x[8])})
+            if limit and len(jobs) == limit:
+                break
+    return jobs
+
+
+def read_batsim(path, limit):
+    """The jobs of a Batsim workload, as read_swf gives them: times rounded
+    (subtime to the nearest second, delay and walltime up), walltime the
+    requested time and a hard limit; a job whose profile is not a delay has
+    no run time."""
+    import json
+    import math
+    with open(path) as f:
+        doc = json.load(f)
+    jobs = []
+    for j in doc["jobs"][:limit or None]:
+        p = doc.get("profiles", {})[j["profile"]]
+        run = math.ceil(p["delay"]) if p["type"] in ("delay", "DelayProfile") else -1
+        wall = j.get("walltime", -1)
+        wall = -1 if wall == -1 else math.ceil(wall)
+        jobs.append({"id": int(j["id"]), "submit": int(math.floor(j["subtime"] + 0.5)), "run": run,
+                     "alloc": j["res"], "req_procs": j["res"], "req_time": wall, "limit": wall})
+    return jobs
+
+
+def replayable(jobs, n):
+    """Jobs with a run time > 0 and 1..n processors (allocated, else requested)."""
+    out = []
+    for j in jobs:
+        procs = j["alloc"] if j["alloc"] > 0 else j["req_procs"]
+        if j["run"] <= 0 or procs <= 0 or procs > n:
+            continue
+        estimate = j["req_time"] if j["req_time"] > 0 else j["run"]
+        limit = j.get("limit", -1)
+        out.append({"id": j["id"], "submit": j["submit"], "procs": procs, "estimate": estimate,
+                    "run": min(j["run"], limit) if limit > 0 else j["run"]})  # killed at its limit
+    return out
+
+
+def simulate(jobs, n, policy):
+    """Sets "start" and "end" on every job."""
+    order = sorted(range(len(jobs)), key=lambda k: (jobs[k]["submit"], k))
+    queue = []    # waiting jobs, in submit order
+    running = []  # jobs holding processors
+    free = n
+    nxt = 0
+    while nxt < len(order) or queue or running:
+        times = [j["end"] for j in running]
+        if nxt < len(order):
+            times.append(jobs[order[nxt]]["submit"])
+        now = min(times)
+        # Everything that happens at `now` first: ends, then arrivals.
+        for j in [j for j in running if j["end"] == now]:
+            running.remove(j)
+            free += j["procs"]
+        while nxt < len(order) and jobs[order[nxt]]["submit"] == now:
+            queue.append(jobs[order[nxt]])
+            nxt += 1
+
+        def start(j):
+            nonlocal free
+            j["start"], j["end"] = now, now + j["run"]
+            free -= j["procs"]
+            running.append(j)
+
+        # Both policies: start jobs from the front of the queue while they fit.
+        while queue and queue[0]["procs"] <= free:
+            start(queue.pop(0))
+        if policy == "fcfs" or not queue:
+            continue
+        # EASY: the first waiting job gets a reservation at the earliest time
+        # enough processors are free, if every running job ends at its
+        # estimated end (start + estimate; now, for one already past it).
+        head = queue[0]
+        expected = sorted((max(j["start"] + j["estimate"], now), j["procs"]) for j in running)
+        shadow, extra = None, None
+        for t in sorted({e for e, _ in expected}):
+            avail = free + sum(p for e, p in expected if e <= t)
+            if avail >= head["procs"]:
+                shadow, extra = t, avail - head["procs"]
+                break
+        # A later job may start now if it fits now and either is estimated
+        # to end by the reservation or only uses processors the head will
+        # not need then (which it then takes from that spare).
+        for j in list(queue[1:]):
+            if j["procs"] > free:
+                continue
+            if now + j["estimate"] <= shadow:
+                pass
+            elif j["procs"] <= extra:
+                extra -= j["procs"]
+            else:
+                continue
+            queue.remove(j)
+            start(j)
+
+
+def rows(jobs):
+    return [(j["id"], j["submit"], j["start"], j["end"]) for j in jobs]
+
+
+def read_csv(path):
+    with open(path) as f:
+        lines = f.read().splitlines()
+    if not lines or lines[0] != "job_id,submit,start,end":
+        raise SystemExit("ref_sched: %s: expected the header job_id,submit,start,end" % path)
+    return [tuple(int(v) for v in line.split(",")) for line in lines[1:]]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("trace")
+    ap.add_argument("--procs", type=int, required=True)
+    ap.add_argument("--scheduler", choices=["fcfs", "easy"], required=True)
+    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--jobs-csv")
+    ap.add_argument("--compare", metavar="VRAMSIM")
+    a = ap.parse_args()
+
+    read = read_batsim if a.trace.endswith(".json") else read_swf
+    jobs = replayable(read(a.trace, a.limit), a.procs)
+    simulate(jobs, a.procs, a.scheduler)
+    ref = rows(jobs)
+    if a.jobs_csv:
+        with open(a.jobs_csv, "w") as f:
+            f.write("job_id,submit,start,end\n")
+            f.writelines("%d,%d,%d,%d\n" % r for r in ref)
+    if not a.compare:
+        return 0
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "jobs.csv")
+        cmd = [a.compare, "replay", a.trace, "--procs", str(a.procs), "--scheduler", a.scheduler, "--jobs-csv", out]
+        if a.limit:
+            cmd += ["--limit", str(a.limit)]
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if p.returncode != 0:
+            print("ref_sched: %s exited %d: %s" % (" ".join(cmd), p.returncode, p.stderr.strip()))
+            return 1
+        got = read_csv(out)
+    if len(got) != len(ref):
+        print("ref_sched: vramsim replayed %d jobs, the reference %d" % (len(got), len(ref)))
+        return 1
+    bad = [(r, g) for r, g in zip(ref, got) if r != g]
+    if bad:
+        r, g = bad[0]
+        print("ref_sched: %d of %d jobs differ; first: reference %s, vramsim %s (job_id,submit,start,end)"
+              % (len(bad), len(ref), r, g))
+        return 1
+    waited = sum(1 for r in ref if r[2] > r[1])
+    print("ref_sched: %s %d jobs on %d processors: all agree (%d waited)" % (a.scheduler, len(ref), a.procs, waited))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,165 @@
+// The SWF reader: header fields from the comments, the 18 fields of a job,
+// and one message per kind of malformed line naming the file, the line, the
+// column and what was expected.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "workload/swf.hpp"
+
+using namespace vramsim;
+
+namespace {
+
+const char* kGood =
+    "; Version: 2.2\n"
+    "; MaxNodes: 64\n"
+    ";  MaxProcs:  128  \n"
+    "; Note: a comment with: colons\n"
+    "\n"
+    "   15   599850 192180   3477    4     -1    -1    4  53940    -1  1  12  12  -1 -1 -1 -1 -1\n"
+    "16\t600022 11940 2488 25 12.5 1024.75 25 3600 -1 0 13 13 7 2 1 15 30\r\n"
+    "   \n"
+    "17 600476 -1 -1 -1 -1 -1 5 -1 -1 5 14 14 -1 -1 -1 -1 -1";  // no newline at the end
+
+// The message parse_swf throws for `text`, or "" if it parsed.
+std::string error_of(const std::string& text) {
+  try {
+    parse_swf(text, "t.swf");
+  } catch (const WorkloadError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const char* kRow = "1 0 0 10 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1";
+
+}  // namespace
+
+TEST(Swf, ReadsHeaderAndEveryField) {
+  const SwfTrace t = parse_swf(kGood, "good.swf");
+  EXPECT_EQ(t.file, "good.swf");
+  EXPECT_EQ(t.header.max_procs, 128);
+  EXPECT_EQ(t.header.max_nodes, 64);
+  ASSERT_EQ(t.jobs.size(), 3u);
+  const SwfJob& a = t.jobs[0];
+  EXPECT_EQ(a.id, 15);
+  EXPECT_EQ(a.submit, 599850);
+  EXPECT_EQ(a.wait, 192180);
+  EXPECT_EQ(a.run_time, 3477);
+  EXPECT_EQ(a.alloc_procs, 4);
+  EXPECT_EQ(a.req_procs, 4);
+  EXPECT_EQ(a.req_time, 53940);
+  EXPECT_EQ(a.status, 1);
+  EXPECT_EQ(a.line, 6u);
+  const SwfJob& b = t.jobs[1];
+  EXPECT_DOUBLE_EQ(b.avg_cpu_time, 12.5);
+  EXPECT_DOUBLE_EQ(b.used_memory, 1024.75);
+  EXPECT_EQ(b.status, 0);
+  EXPECT_EQ(b.executable, 7);
+  EXPECT_EQ(b.queue, 2);
+  EXPECT_EQ(b.partition, 1);
+  EXPECT_EQ(b.preceding_job, 15);
+  EXPECT_EQ(b.think_time, 30) << "a CR before the newline is whitespace";
+  const SwfJob& c = t.jobs[2];
+  EXPECT_EQ(c.run_time, -1);
+  EXPECT_EQ(c.wait, -1);
+  EXPECT_EQ(c.line, 9u);
+}
+
+TEST(Swf, LimitStopsAfterThatManyJobs) {
+  const SwfTrace t = parse_swf(kGood, "good.swf", 2);
+  ASSERT_EQ(t.jobs.size(), 2u);
+  EXPECT_EQ(t.jobs[1].id, 16);
+  // A malformed line after the limit is never read.
+  EXPECT_EQ(parse_swf(std::string(kRow) + "\nbad\n", "t.swf", 1).jobs.size(), 1u);
+}
+
+TEST(Swf, NoHeaderLeavesItUnset) {
+  const SwfTrace t = parse_swf(kRow, "t.swf");
+  EXPECT_FALSE(t.header.max_procs);
+  EXPECT_FALSE(t.header.max_nodes);
+  EXPECT_EQ(t.jobs.size(), 1u);
+}
+
+TEST(Swf, TooFewFieldsNamesTheFirstMissing) {
+  EXPECT_EQ(error_of("; c\n1 0 0 10 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1\n"),
+            "t.swf:2: think_time: expected 18 fields, got 17 (line ends before think_time)");
+  EXPECT_EQ(error_of("1 2 3\n"), "t.swf:1: run_time: expected 18 fields, got 3 (line ends before run_time)");
+}
+
+TEST(Swf, TooManyFields) {
+  EXPECT_EQ(error_of(std::string(kRow) + " 99\n"), "t.swf:1: field 19: expected 18 fields, got more: '99'");
+}
+
+TEST(Swf, NonIntegerField) {
+  EXPECT_EQ(error_of("1 0 0 ten 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1\n"),
+            "t.swf:1: run_time: expected an integer (-1 for unknown), got 'ten'");
+  EXPECT_EQ(error_of("1 0 0 10 4.5 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1\n"),
+            "t.swf:1: alloc_procs: expected an integer (-1 for unknown), got '4.5'");
+  EXPECT_EQ(error_of("1 0 0 10 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 \x01\n"),
+            "t.swf:1: think_time: expected an integer (-1 for unknown), got '?'");
+}
+
+TEST(Swf, NegativeOtherThanMinusOne) {
+  EXPECT_EQ(error_of("1 0 0 10 4 -1 -1 -4 20 -1 1 1 1 -1 -1 -1 -1 -1\n"),
+            "t.swf:1: req_procs: expected -1 (unknown) or a value >= 0, got '-4'");
+  EXPECT_EQ(error_of("1 0 0 10 4 -2.5 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1\n"),
+            "t.swf:1: avg_cpu_time: expected -1 (unknown) or a value >= 0, got '-2.5'");
+}
+
+TEST(Swf, ValuesOutOfRange) {
+  EXPECT_EQ(error_of("1 0 0 99999999999999999999 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1\n"),
+            "t.swf:1: run_time: expected at most 1000000000000, got '99999999999999999999'");
+  EXPECT_EQ(error_of("1 1000000000001 0 1 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1\n"),
+            "t.swf:1: submit_time: expected at most 1000000000000, got '1000000000001'");
+  EXPECT_EQ(error_of("1 0 0 1 4 1e13 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1\n"),
+            "t.swf:1: avg_cpu_time: expected at most 1000000000000, got '1e13'");
+  EXPECT_EQ(error_of("1 0 0 1 4 -1 nan 4 20 -1 1 1 1 -1 -1 -1 -1 -1\n"),
+            "t.swf:1: used_memory: expected a number (-1 for unknown), got 'nan'");
+}
+
+TEST(Swf, JobIdAndSubmitMustBeKnown) {
+  EXPECT_EQ(error_of("-1 0 0 10 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1\n"),
+            "t.swf:1: job_id: expected a job number >= 0, got -1");
+  EXPECT_EQ(error_of("1 -1 0 10 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1\n"),
+            "t.swf:1: submit_time: expected a submit time >= 0, got -1");
+}
+
+TEST(Swf, BadHeaderValue) {
+  EXPECT_EQ(error_of("; MaxProcs: lots\n"), "t.swf:1: MaxProcs: expected an integer (-1 for unknown), got 'lots'");
+  EXPECT_EQ(error_of(";\n; MaxNodes: 0\n"), "t.swf:2: MaxNodes: expected a positive integer, got '0'");
+  EXPECT_EQ(error_of("; MaxProcs: -1\n"), "t.swf:1: MaxProcs: expected a positive integer, got '-1'");
+}
+
+TEST(Swf, LongTokensAreClipped) {
+  const std::string msg = error_of("1 0 0 " + std::string(100, 'x') + " 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1\n");
+  EXPECT_EQ(msg, "t.swf:1: run_time: expected an integer (-1 for unknown), got '" + std::string(24, 'x') + "...'");
+}
+
+TEST(Swf, UnreadableFiles) {
+  namespace fs = std::filesystem;
+  try {
+    load_swf("/nonexistent/x.swf");
+    FAIL() << "expected a WorkloadError";
+  } catch (const WorkloadError& e) {
+    EXPECT_STREQ(e.what(), "/nonexistent/x.swf: file: cannot be opened for reading");
+  }
+  const fs::path dir = fs::temp_directory_path();
+  try {
+    load_swf(dir.string());
+    FAIL() << "expected a WorkloadError";
+  } catch (const WorkloadError& e) {
+    EXPECT_EQ(std::string(e.what()), dir.string() + ": file: expected a file, got a folder");
+  }
+}
+
+TEST(Swf, LoadsTheBundledKthTrace) {
+  const std::string path = std::string(VRAMSIM_TRACE_DIR) + "/pwa-swf/KTH-SP2-1996-2.1-cln.swf";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "no trace at " << path;
+  const SwfTrace t = load_swf(path);
+  EXPECT_EQ(t.jobs.size(), 28476u) << "the README's row count";
+  EXPECT_EQ(t.header.max_procs, 100);
+  EXPECT_EQ(t.jobs.front().id, 15);
+}

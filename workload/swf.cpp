@@ -1,0 +1,177 @@
+#include "workload/swf.hpp"
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+
+namespace vramsim {
+
+const std::array<std::string_view, 18> kSwfFields = {
+    "job_id",   "submit_time", "wait_time",    "run_time",      "alloc_procs", "avg_cpu_time",
+    "used_memory", "req_procs", "req_time",    "req_memory",    "status",      "user_id",
+    "group_id", "executable_id", "queue_id",   "partition_id",  "preceding_job_id", "think_time"};
+
+namespace {
+
+// Bounds every value so that sums of times over a million jobs stay far from
+// int64 overflow (1e12 s is some 31,000 years).
+constexpr std::int64_t kMaxValue = 1'000'000'000'000;
+
+// A token quoted for a one-line message: clipped, control bytes shown as '?'.
+std::string quote(std::string_view t) {
+  std::string s = "'";
+  for (std::size_t i = 0; i < t.size() && i < 24; ++i) {
+    const unsigned char c = static_cast<unsigned char>(t[i]);
+    s += (c < 0x20 || c >= 0x7f) ? '?' : static_cast<char>(c);
+  }
+  if (t.size() > 24) s += "...";
+  return s + "'";
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+class LineParser {
+ public:
+  LineParser(const std::string& file, std::size_t line) : file_(file), line_(line) {}
+
+  [[noreturn]] void fail(std::string_view column, const std::string& problem) const {
+    throw WorkloadError(file_, line_, std::string(column), problem);
+  }
+
+  // A whole-token integer, -1 (unknown) or 0..kMaxValue.
+  std::int64_t integer(std::string_view tok, std::string_view column) const {
+    std::int64_t v = 0;
+    const auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
+    if (ec == std::errc::result_out_of_range || (ec == std::errc() && p == tok.data() + tok.size() && v > kMaxValue))
+      fail(column, "expected at most " + std::to_string(kMaxValue) + ", got " + quote(tok));
+    if (ec != std::errc() || p != tok.data() + tok.size())
+      fail(column, "expected an integer (-1 for unknown), got " + quote(tok));
+    if (v < -1) fail(column, "expected -1 (unknown) or a value >= 0, got " + quote(tok));
+    return v;
+  }
+
+  // A decimal number, -1 (unknown) or 0..kMaxValue; some logs record
+  // fractional CPU times and memory.
+  double decimal(std::string_view tok, std::string_view column) const {
+    double v = 0;
+    const auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v, std::chars_format::general);
+    if (ec != std::errc() || p != tok.data() + tok.size() || !(v == v))
+      fail(column, "expected a number (-1 for unknown), got " + quote(tok));
+    if (v > static_cast<double>(kMaxValue))
+      fail(column, "expected at most " + std::to_string(kMaxValue) + ", got " + quote(tok));
+    if (v < 0 && v != -1) fail(column, "expected -1 (unknown) or a value >= 0, got " + quote(tok));
+    return v;
+  }
+
+ private:
+  const std::string& file_;
+  std::size_t line_;
+};
+
+// "; Key: value" header lines; only the keys vramsim uses are read.
+void parse_header_line(std::string_view body, const LineParser& lp, SwfHeader& h) {
+  const auto colon = body.find(':');
+  if (colon == std::string_view::npos) return;
+  const std::string_view key = trim(body.substr(0, colon));
+  const std::string_view value = trim(body.substr(colon + 1));
+  std::optional<std::int64_t>* slot = key == "MaxProcs" ? &h.max_procs : key == "MaxNodes" ? &h.max_nodes : nullptr;
+  if (!slot) return;
+  const std::int64_t v = lp.integer(value, key);
+  if (v < 1) lp.fail(key, "expected a positive integer, got " + quote(value));
+  *slot = v;
+}
+
+SwfJob parse_job_line(std::string_view s, const LineParser& lp, std::size_t line) {
+  std::array<std::string_view, 18> tok;
+  std::size_t n = 0;
+  while (true) {
+    while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+    if (s.empty()) break;
+    std::size_t len = 0;
+    while (len < s.size() && !is_space(s[len])) ++len;
+    if (n == tok.size()) lp.fail("field 19", "expected 18 fields, got more: " + quote(s.substr(0, len)));
+    tok[n++] = s.substr(0, len);
+    s.remove_prefix(len);
+  }
+  if (n < tok.size())
+    lp.fail(kSwfFields[n], "expected 18 fields, got " + std::to_string(n) + " (line ends before " +
+                               std::string(kSwfFields[n]) + ")");
+  auto i = [&](std::size_t k) { return lp.integer(tok[k], kSwfFields[k]); };
+  SwfJob j;
+  j.line = line;
+  j.id = i(0);
+  j.submit = i(1);
+  j.wait = i(2);
+  j.run_time = i(3);
+  j.alloc_procs = i(4);
+  j.avg_cpu_time = lp.decimal(tok[5], kSwfFields[5]);
+  j.used_memory = lp.decimal(tok[6], kSwfFields[6]);
+  j.req_procs = i(7);
+  j.req_time = i(8);
+  j.req_memory = i(9);
+  j.status = i(10);
+  j.user = i(11);
+  j.group = i(12);
+  j.executable = i(13);
+  j.queue = i(14);
+  j.partition = i(15);
+  j.preceding_job = i(16);
+  j.think_time = i(17);
+  // The job id names the job in every output, and the submit time places it.
+  if (j.id < 0) lp.fail(kSwfFields[0], "expected a job number >= 0, got -1");
+  if (j.submit < 0) lp.fail(kSwfFields[1], "expected a submit time >= 0, got -1");
+  return j;
+}
+
+}  // namespace
+
+SwfTrace parse_swf(std::string_view text, const std::string& file, std::size_t limit) {
+  SwfTrace t;
+  t.file = file;
+  std::size_t line = 0;
+  while (!text.empty() && (limit == 0 || t.jobs.size() < limit)) {
+    ++line;
+    const auto nl = text.find('\n');
+    const std::string_view raw = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    const std::string_view s = trim(raw);
+    if (s.empty()) continue;
+    const LineParser lp(file, line);
+    if (s.front() == ';') {
+      parse_header_line(s.substr(1), lp, t.header);
+      continue;
+    }
+    t.jobs.push_back(parse_job_line(s, lp, line));
+  }
+  return t;
+}
+
+std::string read_workload_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw WorkloadError(path, 0, "file", "expected a file, got a folder");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw WorkloadError(path, 0, "file", "cannot be opened for reading");
+  // Sized up front where the size is known (a million-job trace is some
+  // 60 MB); pipes and /proc files report none and are read to the end.
+  std::string text;
+  in.seekg(0, std::ios::end);
+  if (const std::streamoff size = in.tellg(); size > 0) text.reserve(static_cast<std::size_t>(size));
+  in.clear();
+  in.seekg(0, std::ios::beg);
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) text.append(buf, static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) throw WorkloadError(path, 0, "file", "read failed");
+  return text;
+}
+
+SwfTrace load_swf(const std::string& path, std::size_t limit) {
+  return parse_swf(read_workload_file(path), path, limit);
+}
+
+}  // namespace vramsim

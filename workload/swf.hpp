@@ -1,0 +1,82 @@
+#pragma once
+// The Standard Workload Format of the Parallel Workloads Archive (SWF 2.2):
+// one job per line, 18 whitespace-separated numeric fields, -1 for unknown;
+// lines starting with ';' are comments, some of them "; Key: value" header
+// fields. docs/workloads.md says which fields vramsim uses.
+//
+// Cost: one pass over the file, O(lines) time; the jobs are held in memory
+// (144 bytes each: 1e6 jobs take about 140 MB).
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vramsim {
+
+// Bad trace input: names the file, the line, the column (field name) and
+// what was expected. vramsim exits 2 on it, as on any invalid input.
+class WorkloadError : public std::runtime_error {
+ public:
+  WorkloadError(std::string file, std::size_t line, std::string column, std::string problem)
+      : std::runtime_error(file + (line ? ":" + std::to_string(line) : std::string()) + ": " + column + ": " + problem),
+        file_(std::move(file)), line_(line), column_(std::move(column)), problem_(std::move(problem)) {}
+  const std::string& file() const { return file_; }
+  std::size_t line() const { return line_; }  // 1-based; 0 when not about one line
+  const std::string& column() const { return column_; }
+  const std::string& problem() const { return problem_; }
+
+ private:
+  std::string file_;
+  std::size_t line_;
+  std::string column_, problem_;
+};
+
+// One SWF job. Every field is as the file has it: -1 means unknown.
+struct SwfJob {
+  std::int64_t id = -1;
+  std::int64_t submit = -1;     // seconds from the start of the log
+  std::int64_t wait = -1;       // seconds in the queue, as recorded
+  std::int64_t run_time = -1;   // seconds
+  std::int64_t alloc_procs = -1;
+  double avg_cpu_time = -1;     // seconds; may be fractional
+  double used_memory = -1;      // KB per processor; may be fractional
+  std::int64_t req_procs = -1;
+  std::int64_t req_time = -1;   // seconds (the user's time limit)
+  std::int64_t req_memory = -1; // KB per processor
+  std::int64_t status = -1;     // 1 completed, 0 failed, 5 cancelled, ...
+  std::int64_t user = -1, group = -1, executable = -1, queue = -1, partition = -1;
+  std::int64_t preceding_job = -1, think_time = -1;
+  std::size_t line = 0;         // where it was read, for later messages
+};
+
+// The header fields vramsim reads from the comments.
+struct SwfHeader {
+  std::optional<std::int64_t> max_procs, max_nodes;
+};
+
+// A list of batch jobs: read from SWF, or from another format into the
+// same fields (workload/batsim.hpp).
+struct SwfTrace {
+  std::string file;
+  SwfHeader header;
+  std::vector<SwfJob> jobs;  // in file order
+  // The source kills a job at its requested time (Batsim's walltime); in
+  // SWF the recorded run time is what happened, so it is replayed whole.
+  bool kill_at_req_time = false;
+};
+
+// The 18 field names, in column order, as the error messages spell them.
+extern const std::array<std::string_view, 18> kSwfFields;
+
+// Parses SWF text; `file` names it in errors. Reads at most `limit` jobs
+// (0: all). Throws WorkloadError on the first malformed line.
+SwfTrace parse_swf(std::string_view text, const std::string& file, std::size_t limit = 0);
+// A whole trace file; an unreadable one (or a folder) is a WorkloadError.
+std::string read_workload_file(const std::string& path);
+// Reads and parses a file; an unreadable file is a WorkloadError too.
+SwfTrace load_swf(const std::string& path, std::size_t limit = 0);
+
+}  // namespace vramsim
