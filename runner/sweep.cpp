@@ -282,4 +282,44 @@ std::vector<std::string> run_sweep(const SweepGrid& grid, const std::vector<Scen
   return rows;
 }
 
+std::string shell_quote(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
+                           std::string::npos)
+    return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string sweep_array_script(const std::vector<std::string>& argv, std::size_t tasks, unsigned cpus_per_task,
+                               const std::string& parts_dir) {
+  std::string s = "#!/bin/sh\n";
+  s += "#SBATCH --job-name=vramsim-sweep\n";
+  s += "#SBATCH --array=0-" + std::to_string(tasks - 1) + "\n";
+  s += "#SBATCH --ntasks=1\n";
+  s += "#SBATCH --cpus-per-task=" + std::to_string(cpus_per_task) + "\n";
+  s += "#SBATCH --output=" + parts_dir + "/task-%a.log\n";
+  s += "exec";
+  for (const auto& a : argv) s += " " + shell_quote(a);
+  s += " --slice \"$SLURM_ARRAY_TASK_ID\"/" + std::to_string(tasks) + " -j " + std::to_string(cpus_per_task) +
+       " -o " + shell_quote(parts_dir) + "/part-\"$SLURM_ARRAY_TASK_ID\".csv\n";
+  return s;
+}
+
+std::string merge_parts(const std::string& header, const std::vector<std::string>& parts, std::size_t runs,
+                        const std::vector<std::string>& part_names) {
+  std::string out = header;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string& p = parts[i];
+    if (p.compare(0, header.size(), header) != 0)
+      throw SweepError(part_names[i] + ": expected the sweep's CSV header on the first line");
+    const auto [b, e] = slice_range(runs, i, parts.size());
+    const auto rows = static_cast<std::size_t>(std::count(p.begin() + static_cast<std::ptrdiff_t>(header.size()), p.end(), '\n'));
+    if (rows != e - b || (p.size() > header.size() && p.back() != '\n'))
+      throw SweepError(part_names[i] + ": expected " + std::to_string(e - b) + " row(s), got " + std::to_string(rows));
+    out.append(p, header.size());
+  }
+  return out;
+}
+
 }  // namespace vramsim

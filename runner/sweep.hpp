@@ -76,4 +76,17 @@ std::vector<std::string> run_sweep(const SweepGrid& grid, const std::vector<Scen
                                    std::size_t end, unsigned threads,
                                    const std::function<void(std::size_t, std::size_t)>& progress = {});
 
+// A word for a POSIX shell: single-quoted unless it is plain.
+std::string shell_quote(const std::string& word);
+// The sbatch script of a sweep as a SLURM job array of `tasks` tasks: task I
+// runs `argv` (the sweep without -o/--slice) with --slice I/tasks into
+// `parts_dir`/part-I.csv, its output in `parts_dir`/task-I.log.
+std::string sweep_array_script(const std::vector<std::string>& argv, std::size_t tasks, unsigned cpus_per_task,
+                               const std::string& parts_dir);
+// The CSV of the whole grid from the part files' texts, in slice order:
+// each must start with `header` and hold exactly its slice's rows. Throws
+// SweepError naming the part that does not.
+std::string merge_parts(const std::string& header, const std::vector<std::string>& parts, std::size_t runs,
+                        const std::vector<std::string>& part_names);
+
 }  // namespace vramsim

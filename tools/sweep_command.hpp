@@ -17,12 +17,19 @@ struct SweepCommand {
   std::string out;
   unsigned jobs = 0;        // 0: every core
   std::string slice;        // "I/K": only that slice of the grid
+  // --on-slurm: the grid as a SLURM job array of `tasks` tasks writing part
+  // files into `parts_dir`, merged into `out` when the array has ended.
+  bool on_slurm = false;
+  std::size_t tasks = 0;    // 0: min(runs, 16)
+  std::string parts_dir;    // default: OUT.parts
+  double poll_s = 1;        // squeue period while waiting
 };
 
 // Registers `sweep` on `app`; the returned object receives the options.
 std::unique_ptr<SweepCommand> add_sweep_command(CLI::App& app);
 // Runs the sweep; returns the exit status (0 written, 2 bad input, 3 write
-// failed, 4 internal error).
+// failed or, with --on-slurm, sbatch/squeue failed or a task left no
+// complete part file, 4 internal error).
 int run_sweep_command(const SweepCommand& cmd);
 
 }  // namespace vramsim
