@@ -185,3 +185,54 @@ TEST(SweepRun, ProgressCountsEveryRunOnce) {
             });
   EXPECT_EQ(seen, (std::vector<std::size_t>{1, 2, 3, 4}));
 }
+
+TEST(SweepSlurm, ShellQuotingSurvivesTheShell) {
+  for (const std::string& word : {std::string("plain-word_1.json"), std::string("it's"), std::string("a b"),
+                                 std::string(R"({"dist":"uniform","min":"1s"})"), std::string("$HOME `x` \\ *"),
+                                 std::string("")}) {
+    FILE* p = popen(("printf '%s' " + shell_quote(word)).c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string out;
+    char buf[256];
+    for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+    ASSERT_EQ(pclose(p), 0);
+    EXPECT_EQ(out, word);
+  }
+  EXPECT_EQ(shell_quote("cluster.max_workers=1,2"), "cluster.max_workers=1,2") << "plain words stay readable";
+}
+
+TEST(SweepSlurm, ArrayScriptRunsOneSliceATask) {
+  const std::string s =
+      sweep_array_script({"/bin/vramsim", "sweep", "/s/a b.json", "--set", "policies=legacy,fixed"}, 4, 2, "/w/parts");
+  EXPECT_EQ(s.rfind("#!/bin/sh\n", 0), 0u);
+  EXPECT_NE(s.find("\n#SBATCH --array=0-3\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("\n#SBATCH --cpus-per-task=2\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("\n#SBATCH --output=/w/parts/task-%a.log\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("\nexec /bin/vramsim sweep '/s/a b.json' --set policies=legacy,fixed --slice "
+                   "\"$SLURM_ARRAY_TASK_ID\"/4 -j 2 -o /w/parts/part-\"$SLURM_ARRAY_TASK_ID\".csv\n"),
+            std::string::npos)
+      << s;
+}
+
+TEST(SweepSlurm, MergeKeepsSliceOrderAndRefusesShortOrForeignParts) {
+  const std::string h = "p,seed\n";
+  // 5 runs in 3 slices: 1, 2 and 2 rows.
+  const std::vector<std::string> names = {"part-0", "part-1", "part-2"};
+  EXPECT_EQ(merge_parts(h, {h + "a,1\n", h + "a,2\nb,1\n", h + "b,2\nc,1\n"}, 5, names),
+            "p,seed\na,1\na,2\nb,1\nb,2\nc,1\n");
+  EXPECT_EQ(merge_parts(h, {h, h + "x,1\n"}, 1, {"part-0", "part-1"}), "p,seed\nx,1\n") << "an empty slice";
+  auto err = [&](const std::vector<std::string>& parts) {
+    try {
+      merge_parts(h, parts, 5, names);
+    } catch (const SweepError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(err({h + "a,1\n", h + "a,2\n", h + "b,2\nc,1\n"}), "part-1: expected 2 row(s), got 1");
+  EXPECT_EQ(err({h + "a,1\n", h + "a,2\nb,1", h + "b,2\nc,1\n"}), "part-1: expected 2 row(s), got 1")
+      << "a part cut short mid-row";
+  EXPECT_EQ(err({h + "a,1\n", "q,seed\na,2\nb,1\n", h + "b,2\nc,1\n"}),
+            "part-1: expected the sweep's CSV header on the first line");
+  EXPECT_EQ(err({h + "a,1\n", h + "a,2\nb,1\n", ""}), "part-2: expected the sweep's CSV header on the first line");
+}
