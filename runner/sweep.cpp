@@ -219,6 +219,17 @@ std::vector<std::size_t> SweepGrid::values_of(std::size_t c) const {
 }
 
 std::vector<Scenario> expand_scenarios(const Json& doc, const std::string& file, const SweepGrid& grid) {
+  // Bounded before any product can overflow: the rows are held in memory.
+  std::size_t runs = grid.seeds.size();
+  for (const auto& p : grid.params) {
+    if (runs > kMaxSweepRuns / p.values.size())
+      throw SweepError("--set/--seeds: the grid has more than " + std::to_string(kMaxSweepRuns) +
+                       " runs; split it into several sweeps");
+    runs *= p.values.size();
+  }
+  if (runs > kMaxSweepRuns)
+    throw SweepError("--set/--seeds: the grid has more than " + std::to_string(kMaxSweepRuns) +
+                     " runs; split it into several sweeps");
   std::vector<Scenario> out;
   const std::size_t n = grid.combinations();
   out.reserve(n);

@@ -62,9 +62,13 @@ struct SweepGrid {
   std::vector<std::size_t> values_of(std::size_t c) const;
 };
 
+// Runs in one sweep at most (its rows are held in memory until written).
+inline constexpr std::size_t kMaxSweepRuns = 1'000'000;
+
 // The grid's scenarios, parsed once per combination and shared read-only by
 // the runs. Throws SweepError ("--set PATH=VALUE: ...") for a path that does
-// not exist or a value the scenario format refuses.
+// not exist or a value the scenario format refuses, and for a grid of more
+// than kMaxSweepRuns runs.
 std::vector<Scenario> expand_scenarios(const Json& doc, const std::string& file, const SweepGrid& grid);
 
 std::string sweep_csv_header(const SweepGrid& grid);

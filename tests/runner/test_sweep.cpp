@@ -236,3 +236,11 @@ TEST(SweepSlurm, MergeKeepsSliceOrderAndRefusesShortOrForeignParts) {
             "part-1: expected the sweep's CSV header on the first line");
   EXPECT_EQ(err({h + "a,1\n", h + "a,2\nb,1\n", ""}), "part-2: expected the sweep's CSV header on the first line");
 }
+
+TEST(SweepGrid, TooManyRunsRefusedBeforeAnyRuns) {
+  const SweepGrid g = grid_of({"cluster.max_workers=1,2,3,4,5,6,7,8,9,10", "policies=legacy,fixed"}, "1..50001");
+  EXPECT_EQ(error_of([&] { expand_scenarios(Json::parse(kBase), "base.json", g); }),
+            "--set/--seeds: the grid has more than 1000000 runs; split it into several sweeps");
+  const SweepGrid ok = grid_of({"cluster.max_workers=1,2,3,4,5,6,7,8,9,10", "policies=legacy,fixed"}, "1..50000");
+  EXPECT_EQ(expand_scenarios(Json::parse(kBase), "base.json", ok).size(), 20u) << "exactly the limit";
+}
