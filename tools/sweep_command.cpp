@@ -50,6 +50,8 @@ class Progress {
   explicit Progress(std::size_t total) : total_(total), tty_(isatty(STDERR_FILENO) == 1) {}
   void update(std::size_t done) {
     if (tty_) {
+      // At most a thousand redraws, however many runs.
+      if (done != total_ && done * 1000 / total_ == (done - 1) * 1000 / total_) return;
       const std::size_t width = 40, filled = total_ ? done * width / total_ : width;
       std::cerr << "\r[" << std::string(filled, '#') << std::string(width - filled, ' ') << "] " << done << "/"
                 << total_ << (done == total_ ? "\n" : "") << std::flush;
