@@ -112,6 +112,7 @@ NodeId ClusterState::add_node(NodeSpec spec, SimTime now) {
   placed_on_.emplace_back();
   if (nodes_.back().alive()) alive_.push_back(i);
   if (idle_worker(nodes_.back())) ++idle_workers_;
+  if (nodes_.back().alive()) totals_.vram_total += nodes_.back().total().get_amount(kVramMBId);
   usage_dirty_.push_back(0);
   usage_changed(i);
   unswept_.push_back(i);
@@ -127,6 +128,11 @@ std::vector<Demand> ClusterState::remove_node(const NodeId& id) {
   Node* n = &nodes_[i];
   if (n->life.state() == NodeState::Dead) return {};
   if (idle_worker(*n)) --idle_workers_;
+  if (n->alive()) {
+    totals_.gpu_used -= n->total().get_amount(kGPUId) - n->available.get_amount(kGPUId);
+    totals_.vram_total -= n->total().get_amount(kVramMBId);
+    totals_.vram_used -= n->total().get_amount(kVramMBId) - n->available.get_amount(kVramMBId);
+  }
   usage_changed(i);
   n->life.move(NodeState::Dead);
   // Lost in id order, as a walk over all placements would find them.
@@ -333,6 +339,8 @@ void ClusterState::book(const Placement& p) {
   const bool was_idle = idle_worker(*n);
   n->available -= p.booked;
   idle_workers_ = idle_workers_ - was_idle + idle_worker(*n);
+  totals_.gpu_used += p.booked.get_amount(kGPUId);
+  totals_.vram_used += p.booked.get_amount(kVramMBId);
   usage_changed(i);
   for (auto [dev, frac] : p.device_fractions) n->devices()[dev].fraction_booked += frac;
   if (p.vram_device >= 0) n->devices()[p.vram_device].vram_booked_mb += p.vram_mb;
@@ -348,6 +356,8 @@ void ClusterState::release(const Placement& p) {
   const bool was_idle = idle_worker(*n);
   n->available += p.booked;
   idle_workers_ = idle_workers_ - was_idle + idle_worker(*n);
+  totals_.gpu_used -= p.booked.get_amount(kGPUId);
+  totals_.vram_used -= p.booked.get_amount(kVramMBId);
   usage_changed(it->second);
   for (auto [dev, frac] : p.device_fractions) n->devices()[dev].fraction_booked -= frac;
   if (p.vram_device >= 0) n->devices()[p.vram_device].vram_booked_mb -= p.vram_mb;

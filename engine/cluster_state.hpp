@@ -140,6 +140,12 @@ class ClusterState {
   // Alive worker nodes (not the head) with nothing placed on them; kept up
   // to date on every change, so reading it costs O(1).
   std::size_t idle_worker_count() const { return idle_workers_; }
+  // GPU and VRAM_MB booked, and VRAM_MB advertised, summed over the alive
+  // nodes (the head included); kept up to date like the idle count.
+  struct Totals {
+    Amount gpu_used = 0, vram_total = 0, vram_used = 0;
+  };
+  const Totals& totals() const { return totals_; }
   // Nodes registered, removed, or with resources booked or released since
   // the previous call, in the order first changed: what the workers monitor
   // reads to update its status history (one reader).
@@ -209,6 +215,7 @@ class ClusterState {
   std::vector<std::size_t> alive_;
   std::size_t dead_in_alive_ = 0;
   std::size_t idle_workers_ = 0;
+  Totals totals_;
   std::vector<std::size_t> usage_changed_;
   std::vector<char> usage_dirty_;  // per node: listed in usage_changed_
   void usage_changed(std::size_t i) {

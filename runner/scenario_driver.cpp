@@ -59,9 +59,26 @@ class RunWatcher final : public TraceSink {
     std::int64_t worst = 0;                // max_worker_jobs: most jobs seen
   };
   void write(const TraceEvent& ev) override {
-    idle_node_seconds_ += to_seconds(ev.t - last_t_) * static_cast<double>(idle_nodes_);
+    // The state after the previous event held until this one.
+    const double dt = to_seconds(ev.t - last_t_);
+    idle_node_seconds_ += dt * static_cast<double>(idle_nodes_);
+    gpu_booked_seconds_ += dt * gpus_booked_;
+    vram_booked_mb_seconds_ += dt * vram_booked_mb_;
+    vram_advertised_mb_seconds_ += dt * vram_advertised_mb_;
+    gpu_observed_seconds_ += dt * static_cast<double>(gpus_observed_);
     last_t_ = ev.t;
+    // Kept up to date by the cluster state: O(1) per event, not a walk
+    // over every node.
     idle_nodes_ = w_.cluster.idle_worker_count();
+    const ClusterState::Totals& tot = w_.cluster.totals();
+    gpus_booked_ = to_double(tot.gpu_used);
+    vram_advertised_mb_ = to_double(tot.vram_total);
+    vram_booked_mb_ = to_double(tot.vram_used);
+    gpus_observed_ = 0;
+    if (w_.backend.measures_memory())  // live runs: a handful of nodes
+      for (const Node* n : w_.cluster.alive_nodes())
+        for (const auto& d : n->devices())
+          if (d.observed_used_bytes.value_or(0) > 0) ++gpus_observed_;
     if (ev.kind == "shutdown_done") shutdown_done_ = true;
     for (auto& c : checks_) check(c, ev);
   }
@@ -70,6 +87,10 @@ class RunWatcher final : public TraceSink {
   const std::vector<Check>& checks() const { return checks_; }
   bool shutdown_done() const { return shutdown_done_; }
   double idle_node_seconds() const { return idle_node_seconds_; }
+  double gpu_booked_seconds() const { return gpu_booked_seconds_; }
+  double gpu_observed_seconds() const { return gpu_observed_seconds_; }
+  double vram_booked_mb_seconds() const { return vram_booked_mb_seconds_; }
+  double vram_advertised_mb_seconds() const { return vram_advertised_mb_seconds_; }
 
  private:
   void check(Check& c, const TraceEvent& ev) {
@@ -96,6 +117,12 @@ class RunWatcher final : public TraceSink {
   SimTime last_t_ = 0;
   std::size_t idle_nodes_ = 0;
   double idle_node_seconds_ = 0;
+  // Booked and advertised amounts over alive nodes (head included) now, and
+  // their integrals over time.
+  double gpus_booked_ = 0, vram_booked_mb_ = 0, vram_advertised_mb_ = 0;
+  std::size_t gpus_observed_ = 0;
+  double gpu_booked_seconds_ = 0, vram_booked_mb_seconds_ = 0, vram_advertised_mb_seconds_ = 0;
+  double gpu_observed_seconds_ = 0;
   bool shutdown_done_ = false;
 };
 
@@ -311,7 +338,81 @@ std::vector<UnplacedDemand> unplaced_demands(const RunView& w, const std::vector
   return out;
 }
 
+// Nearest rank: the smallest value with at least p% of the values at or below it.
+std::optional<double> percentile(std::vector<double> v, double p) {
+  if (v.empty()) return std::nullopt;
+  std::sort(v.begin(), v.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(p / 100 * static_cast<double>(v.size())));
+  return v[std::clamp<std::size_t>(rank, 1, v.size()) - 1];
+}
+
+// From the job events both worlds record: rejected deploys, the GPU time
+// worker jobs held, and how long they queued (workers up at t=0 never did).
+void job_metrics(const std::vector<TraceEvent>& ev, SimTime end, RunMetrics& m) {
+  struct Job { double gpus = 0; std::optional<SimTime> submitted, started, ended; };
+  std::map<std::string, Job> jobs;
+  for (const auto& e : ev) {
+    if (e.kind == "admission" && !e["admitted"].get<bool>()) ++m.rejected_deployments;
+    if (e.kind != "job_submitted" && e.kind != "job_started" && e.kind != "job_ended") continue;
+    Job& j = jobs[e["job"].get<std::string>()];
+    if (e.kind == "job_submitted") {
+      j.gpus = e["gpus"].get<double>();
+      if (!e.fields.contains("warm")) j.submitted = e.t;
+    } else if (e.kind == "job_started") {
+      j.started = e.t;
+    } else if (!j.ended) {
+      j.ended = e.t;
+    }
+  }
+  std::vector<double> waits;
+  for (const auto& [id, j] : jobs) {
+    if (!j.started) continue;
+    m.gpu_hours_allocated += j.gpus * to_seconds(j.ended.value_or(end) - *j.started) / 3600;
+    if (j.submitted) waits.push_back(to_seconds(*j.started - *j.submitted));
+  }
+  if (!waits.empty()) {
+    double sum = 0;
+    for (double w : waits) sum += w;
+    m.queue_wait_mean_s = sum / static_cast<double>(waits.size());
+  }
+  m.queue_wait_p95_s = percentile(waits, 95);
+}
+
 }  // namespace
+
+void RunMetrics::for_each(const std::function<void(const char*, std::optional<double>)>& f) const {
+  f("jobs_submitted", jobs_submitted);
+  f("jobs_cancelled", jobs_cancelled);
+  f("jobs_timeout", jobs_timeout);
+  f("jobs_left", jobs_left);
+  f("orphaned_job_seconds", orphaned_job_seconds);
+  f("scale_ups", scale_ups);
+  f("scale_downs", scale_downs);
+  f("device_overbookings", device_overbookings);
+  f("sbatch_refusals", sbatch_refusals);
+  f("pending_forever", static_cast<double>(pending_forever));
+  f("idle_node_seconds", idle_node_seconds);
+  f("end_time_s", to_seconds(end_time));
+  f("shut_down", shut_down ? 1 : 0);
+  f("events", static_cast<double>(events));
+  f("ttr_p50_s", ttr_p50_s);
+  f("ttr_p95_s", ttr_p95_s);
+  f("ttr_p99_s", ttr_p99_s);
+  f("rejected_deployments", rejected_deployments);
+  f("gpu_hours_allocated", gpu_hours_allocated);
+  f("gpu_hours_booked", gpu_hours_booked);
+  f("gpu_hours_observed", gpu_hours_observed);
+  f("vram_utilisation", vram_utilisation);
+  f("queue_wait_mean_s", queue_wait_mean_s);
+  f("queue_wait_p95_s", queue_wait_p95_s);
+  // Empty without a background load.
+  const auto bg = [this](double v) { return background_jobs > 0 ? std::optional<double>(v) : std::nullopt; };
+  f("background_jobs", bg(static_cast<double>(background_jobs)));
+  f("background_skipped", bg(static_cast<double>(background_skipped)));
+  f("background_started", bg(static_cast<double>(background_started)));
+  f("background_wait_mean_s", bg(background_wait_mean_s));
+  f("background_core_share", bg(background_core_share));
+}
 
 ScenarioDriver::ScenarioDriver(const Scenario& sc, RunView world, RunResult& result)
     : sc_(sc), w_(world), result_(result),
@@ -442,6 +543,11 @@ void ScenarioDriver::finish(SimTime end, std::uint64_t events, const Json& end_f
   m.pending_forever = static_cast<std::size_t>(
       std::count_if(result_.unplaced.begin(), result_.unplaced.end(), [](const auto& u) { return u.forever; }));
   m.idle_node_seconds = watcher_->idle_node_seconds();
+  m.gpu_hours_booked = watcher_->gpu_booked_seconds() / 3600;
+  if (w_.backend.measures_memory()) m.gpu_hours_observed = watcher_->gpu_observed_seconds() / 3600;
+  if (watcher_->vram_advertised_mb_seconds() > 0)
+    m.vram_utilisation = watcher_->vram_booked_mb_seconds() / watcher_->vram_advertised_mb_seconds();
+  job_metrics(ev, end, m);
   world_metrics(m);
 
   // One pass over the trace: each app's first deploy request and first RUNNING.
@@ -461,6 +567,12 @@ void ScenarioDriver::finish(SimTime end, std::uint64_t events, const Json& end_f
     o.message = app.message;
     result_.apps.push_back(o);
   }
+  std::vector<double> ttr;
+  for (const auto& a : result_.apps)
+    if (a.time_to_running) ttr.push_back(to_seconds(*a.time_to_running));
+  m.ttr_p50_s = percentile(ttr, 50);
+  m.ttr_p95_s = percentile(ttr, 95);
+  m.ttr_p99_s = percentile(ttr, 99);
 
   for (const auto& ex : sc_.expectations) {
     switch (ex.kind) {

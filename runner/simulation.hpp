@@ -2,6 +2,7 @@
 // One run of a scenario in simulation: builds the world (event loop, cluster
 // state, simulated SLURM partition, control plane with the chosen policies),
 // replays the actions, then checks the expectations.
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -55,6 +56,18 @@ struct RunMetrics {
   // started, their mean wait, and the partition's cores they kept busy.
   std::size_t background_jobs = 0, background_skipped = 0, background_started = 0;
   double background_wait_mean_s = 0, background_core_share = 0;
+  // Capacity figures (docs/sweeps.md); nullopt where there is nothing to measure.
+  std::optional<double> ttr_p50_s, ttr_p95_s, ttr_p99_s;  // time to RUNNING over apps that got there
+  int rejected_deployments = 0;       // admission decisions that refused a deploy
+  double gpu_hours_allocated = 0;     // worker jobs' GPUs x time RUNNING
+  double gpu_hours_booked = 0;        // GPUs booked by replicas x time placed
+  std::optional<double> gpu_hours_observed;  // devices seen holding memory x time (live only)
+  std::optional<double> vram_utilisation;    // booked / advertised VRAM_MB-seconds
+  std::optional<double> queue_wait_mean_s, queue_wait_p95_s;  // worker jobs, submit -> RUNNING
+
+  // Every numeric metric by name, in a fixed order (sweep CSV columns);
+  // nullopt: not measured in this run.
+  void for_each(const std::function<void(const char* name, std::optional<double> value)>& f) const;
 };
 
 // A replica or task still pending when the run ended.

@@ -17,6 +17,7 @@
 #include "tools/gen_command.hpp"
 #include "tools/report_command.hpp"
 #include "tools/replay_command.hpp"
+#include "tools/sweep_command.hpp"
 
 using namespace vramsim;
 
@@ -75,6 +76,7 @@ int main(int argc, char** argv) {
   auto gen = add_gen_command(app);
   auto report = add_report_command(app);
   auto replay = add_replay_command(app);
+  auto sweep = add_sweep_command(app);
 
   try {
     app.parse(argc, argv);
@@ -90,6 +92,7 @@ int main(int argc, char** argv) {
   if (gen->sub->parsed()) return run_gen_command(*gen);
   if (report->sub->parsed()) return run_report_command(*report);
   if (replay->sub->parsed()) return run_replay_command(*replay);
+  if (sweep->sub->parsed()) return run_sweep_command(*sweep);
   if (list->parsed()) {
     auto& reg = PolicyRegistry::instance();
     for (const auto& m : reg.models()) {

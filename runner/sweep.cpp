@@ -1,0 +1,336 @@
+#include "runner/sweep.hpp"
+
+#include <atomic>
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "runner/simulation.hpp"
+
+namespace vramsim {
+namespace {
+
+// Splits at commas outside brackets, braces and strings.
+std::vector<std::string> split_values(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char c : s) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  out.push_back(cur);
+  return out;
+}
+
+bool bare_word(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.' && c != ':' && c != '+')
+      return false;
+  return true;
+}
+
+bool parse_u64(const std::string& s, std::uint64_t& v) {
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// The shortest spelling that reads back as the same double: the same
+// bytes on every machine.
+std::string csv_number(std::optional<double> v) {
+  if (!v) return "";
+  char buf[64];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, *v);
+  return ec == std::errc() ? std::string(buf, p) : std::string();
+}
+
+std::string csv_row(const SweepGrid& grid, std::size_t index, const RunResult& r) {
+  const std::size_t c = index / grid.seeds.size();
+  const auto vi = grid.values_of(c);
+  std::string row;
+  for (std::size_t p = 0; p < grid.params.size(); ++p) row += csv_field(grid.params[p].spelled[vi[p]]) + ",";
+  row += std::to_string(r.seed);
+  r.metrics.for_each([&](const char*, std::optional<double> v) { row += "," + csv_number(v); });
+  std::size_t held = 0;
+  for (const auto& e : r.expectations) held += e.held ? 1 : 0;
+  row += "," + std::to_string(held) + "," + std::to_string(r.expectations.size()) + "," +
+         (r.all_held() ? "1" : "0") + "\n";
+  return row;
+}
+
+}  // namespace
+
+SweepParam parse_set(const std::string& arg) {
+  const auto eq = arg.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size())
+    throw SweepError("--set '" + arg + "': expected PATH=VALUE,VALUE,... such as cluster.max_workers=1,2,4");
+  SweepParam p;
+  p.path = arg.substr(0, eq);
+  p.tokens = split_path(p.path);
+  for (const std::string& v : split_values(arg.substr(eq + 1))) {
+    Json value = Json::parse(v, nullptr, false);
+    if (value.is_discarded()) {
+      if (!bare_word(v))
+        throw SweepError("--set " + p.path + ": value '" + v +
+                         "' is neither JSON nor a bare word (quote strings with spaces or commas: '\"a b\"')");
+      value = v;
+    }
+    p.spelled.push_back(v);
+    p.values.push_back(std::move(value));
+  }
+  return p;
+}
+
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> out;
+  if (path.empty()) throw SweepError("--set: empty path");
+  if (path[0] == '/') {
+    std::string cur;
+    for (std::size_t i = 1; i <= path.size(); ++i) {
+      if (i == path.size() || path[i] == '/') {
+        out.push_back(cur);
+        cur.clear();
+      } else if (path[i] == '~') {
+        if (i + 1 < path.size() && (path[i + 1] == '0' || path[i + 1] == '1')) cur += path[++i] == '0' ? '~' : '/';
+        else throw SweepError("--set " + path + ": '~' must be followed by 0 or 1 in a JSON pointer");
+      } else {
+        cur += path[i];
+      }
+    }
+  } else {
+    std::string cur;
+    for (std::size_t i = 0; i <= path.size(); ++i) {
+      if (i == path.size() || path[i] == '.') {
+        out.push_back(cur);
+        cur.clear();
+      } else {
+        cur += path[i];
+      }
+    }
+  }
+  for (const auto& t : out)
+    if (t.empty()) throw SweepError("--set " + path + ": empty step in the path");
+  return out;
+}
+
+void set_at_path(Json& doc, const std::vector<std::string>& tokens, const Json& value, const std::string& path) {
+  Json* cur = &doc;
+  std::string walked = "$";
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& t = tokens[i];
+    if (cur->is_null()) *cur = Json::object();  // a field added by an earlier step
+    if (cur->is_object()) {
+      cur = &(*cur)[t];
+      walked += "." + t;
+    } else if (cur->is_array()) {
+      std::uint64_t k = 0;
+      if (!parse_u64(t, k) || k >= cur->size())
+        throw SweepError("--set " + path + ": " + walked + " is an array of " + std::to_string(cur->size()) +
+                         ", expected an index from 0 to " + std::to_string(cur->size()) + " (exclusive), got '" + t +
+                         "'");
+      cur = &(*cur)[k];
+      walked += "[" + t + "]";
+    } else {
+      throw SweepError("--set " + path + ": " + walked + " is a " + cur->type_name() +
+                       ", not an object or array, so it has no '" + t + "'");
+    }
+  }
+  *cur = value;
+}
+
+std::vector<std::uint64_t> parse_seeds(const std::string& text) {
+  const std::string what = "--seeds '" + text + "': expected FIRST..LAST (such as 1..100), a seed, or seeds separated by commas";
+  std::vector<std::uint64_t> out;
+  if (const auto dots = text.find(".."); dots != std::string::npos) {
+    std::uint64_t a = 0, b = 0;
+    if (!parse_u64(text.substr(0, dots), a) || !parse_u64(text.substr(dots + 2), b) || b < a) throw SweepError(what);
+    if (b - a >= 10'000'000) throw SweepError("--seeds '" + text + "': at most 10000000 seeds");
+    for (std::uint64_t s = a;; ++s) {
+      out.push_back(s);
+      if (s == b) break;
+    }
+    return out;
+  }
+  for (const std::string& s : split_values(text)) {
+    std::uint64_t v = 0;
+    if (!parse_u64(s, v)) throw SweepError(what);
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::pair<std::size_t, std::size_t> parse_slice(const std::string& text) {
+  const auto slash = text.find('/');
+  std::uint64_t i = 0, k = 0;
+  if (slash == std::string::npos || !parse_u64(text.substr(0, slash), i) || !parse_u64(text.substr(slash + 1), k) ||
+      k == 0 || i >= k)
+    throw SweepError("--slice '" + text + "': expected I/K with 0 <= I < K, such as 0/4");
+  return {static_cast<std::size_t>(i), static_cast<std::size_t>(k)};
+}
+
+std::pair<std::size_t, std::size_t> slice_range(std::size_t n, std::size_t index, std::size_t count) {
+  // 128-bit products: n * index cannot overflow.
+  const auto at = [&](std::size_t i) {
+    return static_cast<std::size_t>(static_cast<unsigned __int128>(n) * i / count);
+  };
+  return {at(index), at(index + 1)};
+}
+
+std::size_t SweepGrid::combinations() const {
+  std::size_t c = 1;
+  for (const auto& p : params) c *= p.values.size();
+  return c;
+}
+
+std::vector<std::size_t> SweepGrid::values_of(std::size_t c) const {
+  std::vector<std::size_t> out(params.size());
+  for (std::size_t p = params.size(); p-- > 0;) {
+    out[p] = c % params[p].values.size();
+    c /= params[p].values.size();
+  }
+  return out;
+}
+
+std::vector<Scenario> expand_scenarios(const Json& doc, const std::string& file, const SweepGrid& grid) {
+  // Bounded before any product can overflow: the rows are held in memory.
+  std::size_t runs = grid.seeds.size();
+  for (const auto& p : grid.params) {
+    if (runs > kMaxSweepRuns / p.values.size())
+      throw SweepError("--set/--seeds: the grid has more than " + std::to_string(kMaxSweepRuns) +
+                       " runs; split it into several sweeps");
+    runs *= p.values.size();
+  }
+  if (runs > kMaxSweepRuns)
+    throw SweepError("--set/--seeds: the grid has more than " + std::to_string(kMaxSweepRuns) +
+                     " runs; split it into several sweeps");
+  std::vector<Scenario> out;
+  const std::size_t n = grid.combinations();
+  out.reserve(n);
+  for (std::size_t c = 0; c < n; ++c) {
+    const auto vi = grid.values_of(c);
+    Json d = doc;
+    std::string setting;
+    for (std::size_t p = 0; p < grid.params.size(); ++p) {
+      const SweepParam& sp = grid.params[p];
+      set_at_path(d, sp.tokens, sp.values[vi[p]], sp.path);
+      setting += (p ? " " : "") + sp.path + "=" + sp.spelled[vi[p]];
+    }
+    try {
+      out.push_back(parse_scenario(d, file));
+    } catch (const ScenarioError& e) {
+      throw SweepError("--set " + setting + ": " + e.what());
+    }
+  }
+  return out;
+}
+
+std::string sweep_csv_header(const SweepGrid& grid) {
+  std::string h;
+  for (const auto& p : grid.params) h += csv_field(p.path) + ",";
+  h += "seed";
+  RunMetrics().for_each([&](const char* name, std::optional<double>) { h += std::string(",") + name; });
+  return h + ",expectations_held,expectations,all_held\n";
+}
+
+std::vector<std::string> run_sweep(const SweepGrid& grid, const std::vector<Scenario>& scenarios, std::size_t begin,
+                                   std::size_t end, unsigned threads,
+                                   const std::function<void(std::size_t, std::size_t)>& progress) {
+  std::vector<std::string> rows(end - begin);
+  std::atomic<std::size_t> next{begin};
+  std::mutex mu;
+  std::size_t done = 0;
+  std::exception_ptr failure;
+  auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < end;) {
+      try {
+        RunOptions opt;
+        opt.seed = grid.seeds[i % grid.seeds.size()];
+        rows[i - begin] = csv_row(grid, i, run_scenario(scenarios.at(i / grid.seeds.size()), opt));
+      } catch (...) {
+        std::lock_guard lock(mu);
+        if (!failure) failure = std::current_exception();
+        next = end;  // stop handing out runs
+        return;
+      }
+      std::lock_guard lock(mu);
+      ++done;
+      if (progress) progress(done, end - begin);
+    }
+  };
+  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<std::size_t>(1, end - begin))));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+  return rows;
+}
+
+std::string shell_quote(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
+                           std::string::npos)
+    return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string sweep_array_script(const std::vector<std::string>& argv, std::size_t tasks, unsigned cpus_per_task,
+                               const std::string& parts_dir) {
+  std::string s = "#!/bin/sh\n";
+  s += "#SBATCH --job-name=vramsim-sweep\n";
+  s += "#SBATCH --array=0-" + std::to_string(tasks - 1) + "\n";
+  s += "#SBATCH --ntasks=1\n";
+  s += "#SBATCH --cpus-per-task=" + std::to_string(cpus_per_task) + "\n";
+  s += "#SBATCH --output=" + parts_dir + "/task-%a.log\n";
+  s += "exec";
+  for (const auto& a : argv) s += " " + shell_quote(a);
+  s += " --slice \"$SLURM_ARRAY_TASK_ID\"/" + std::to_string(tasks) + " -j " + std::to_string(cpus_per_task) +
+       " -o " + shell_quote(parts_dir) + "/part-\"$SLURM_ARRAY_TASK_ID\".csv\n";
+  return s;
+}
+
+std::string merge_parts(const std::string& header, const std::vector<std::string>& parts, std::size_t runs,
+                        const std::vector<std::string>& part_names) {
+  std::string out = header;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string& p = parts[i];
+    if (p.compare(0, header.size(), header) != 0)
+      throw SweepError(part_names[i] + ": expected the sweep's CSV header on the first line");
+    const auto [b, e] = slice_range(runs, i, parts.size());
+    const auto rows = static_cast<std::size_t>(std::count(p.begin() + static_cast<std::ptrdiff_t>(header.size()), p.end(), '\n'));
+    if (rows != e - b || (p.size() > header.size() && p.back() != '\n'))
+      throw SweepError(part_names[i] + ": expected " + std::to_string(e - b) + " row(s), got " + std::to_string(rows));
+    out.append(p, header.size());
+  }
+  return out;
+}
+
+}  // namespace vramsim
