@@ -54,10 +54,11 @@ int run_calibrate_command(CalibrateCommand& c) {
     std::cout << std::left << std::setw(22) << p.phase << std::setw(5) << p.fit.n << std::setw(48)
               << p.fit.model.describe() << aics << "\n";
   }
-  for (const auto& n : calibration_json(cal)["notes"]) std::cout << "note: " << n.get<std::string>() << "\n";
+  const Json model = calibration_json(cal);
+  for (const auto& n : model["notes"]) std::cout << "note: " << n.get<std::string>() << "\n";
   try {
     OutputFile f(c.out);
-    f.write(calibration_json(cal).dump(1) + "\n");
+    f.write(model.dump(1) + "\n");
     f.close();
   } catch (const OutputError& e) {
     std::cerr << "vramsim calibrate: " << e.what() << "\n";
