@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -56,6 +57,10 @@ const std::map<std::string, GpuModelInfo>& gpu_catalogue() {
   }();
   return c;
 }
+
+// One JSON document from a file, with the scenario's own limits and checks;
+// throws ScenarioError naming the file.
+Json read_json_file(const std::string& path);
 
 namespace {
 
@@ -227,6 +232,29 @@ LatencyModel parse_latency(Obj& parent, const std::string& key, const LatencyMod
   }
   o.finish();
   return m;
+}
+
+// Every cluster.latency field, read from a scenario's block or a calibrated
+// model's (`vramsim calibrate`); fields absent keep their current value.
+void parse_latency_fields(Obj& lo, Scenario& s, ControlConfig& cc) {
+  s.slurm.queue_wait = parse_latency(lo, "queue_wait", s.slurm.queue_wait);
+  s.slurm.node_boot = parse_latency(lo, "node_boot", s.slurm.node_boot);
+  s.slurm.registration = parse_latency(lo, "registration", s.slurm.registration);
+  s.slurm.ray_stop = parse_latency(lo, "ray_stop", s.slurm.ray_stop);
+  s.slurm.cancel_latency = parse_latency(lo, "cancel", s.slurm.cancel_latency);
+  s.slurm.job_exit_after_stop = parse_latency(lo, "job_exit_after_stop", s.slurm.job_exit_after_stop);
+  s.slurm.call = parse_latency(lo, "call", s.slurm.call);
+  cc.runtime_env_install = parse_latency(lo, "runtime_env_install", cc.runtime_env_install);
+  cc.replica_init = parse_latency(lo, "replica_init", cc.replica_init);
+}
+
+// `latency.from`: a path relative to the scenario file's folder.
+std::string latency_model_path(const Obj& lo, const Json& from) {
+  if (!from.is_string() || from.get<std::string>().empty())
+    lo.fail(lo.at("from"), "expected the path of a calibrated latency model (vramsim calibrate -o FILE)");
+  const std::filesystem::path p(from.get<std::string>());
+  if (p.is_absolute()) return p.string();
+  return (std::filesystem::path(lo.file()).parent_path() / p).string();
 }
 
 AppSpec parse_app(Obj& o, const AppSpec* base) {
@@ -576,15 +604,23 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
     }
     if (const Json* l = co.get("latency")) {
       Obj lo(*l, co.at("latency"), file);
-      s.slurm.queue_wait = parse_latency(lo, "queue_wait", s.slurm.queue_wait);
-      s.slurm.node_boot = parse_latency(lo, "node_boot", s.slurm.node_boot);
-      s.slurm.registration = parse_latency(lo, "registration", s.slurm.registration);
-      s.slurm.ray_stop = parse_latency(lo, "ray_stop", s.slurm.ray_stop);
-      s.slurm.cancel_latency = parse_latency(lo, "cancel", s.slurm.cancel_latency);
-      s.slurm.job_exit_after_stop = parse_latency(lo, "job_exit_after_stop", s.slurm.job_exit_after_stop);
-      s.slurm.call = parse_latency(lo, "call", s.slurm.call);
-      cc.runtime_env_install = parse_latency(lo, "runtime_env_install", cc.runtime_env_install);
-      cc.replica_init = parse_latency(lo, "replica_init", cc.replica_init);
+      // A calibrated model first; the fields beside `from` override it.
+      if (const Json* from = lo.get("from")) {
+        const std::string model_file = latency_model_path(lo, *from);
+        const Json model = read_json_file(model_file);
+        Obj mo(model, "$", model_file);
+        const std::string format = mo.string("format", std::string(kLatencyModelFormat));
+        if (format != kLatencyModelFormat)
+          mo.fail(mo.at("format"), "expected \"" + std::string(kLatencyModelFormat) + "\", got \"" + format + "\"");
+        for (const char* k : {"traces", "criterion", "min_samples", "notes", "fit"}) mo.get(k);
+        const Json* ml = mo.get("latency");
+        if (!ml) mo.fail(mo.at("latency"), "expected the latency object of a calibrated model");
+        Obj mlo(*ml, mo.at("latency"), model_file);
+        parse_latency_fields(mlo, s, cc);
+        mlo.finish();
+        mo.finish();
+      }
+      parse_latency_fields(lo, s, cc);
       lo.finish();
     }
     if (const Json* a = co.get("autoscaler")) {
@@ -805,7 +841,9 @@ class StructureCheck {
 
 }  // namespace
 
-Scenario parse_scenario_text(const std::string& text, const std::string& file) {
+namespace {
+
+Json parse_json_text(const std::string& text, const std::string& file) {
   if (text.size() > limits::kMaxFileBytes)
     throw ScenarioError(file, "$", "the file is " + std::to_string(text.size()) + " bytes; at most " +
                                        std::to_string(limits::kMaxFileBytes) + " are read");
@@ -829,10 +867,10 @@ Scenario parse_scenario_text(const std::string& text, const std::string& file) {
     // out_of_range: a number too large for a double (1e400).
     throw ScenarioError(file, "$", "invalid JSON: " + parser_reason(e));
   }
-  return parse_scenario(doc, file);
+  return doc;
 }
 
-Scenario load_scenario(const std::string& path) {
+std::string read_file_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError(path, "$", "cannot open the file for reading");
   // One byte past the limit is enough to refuse an oversized file.
@@ -840,7 +878,17 @@ Scenario load_scenario(const std::string& path) {
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad()) throw ScenarioError(path, "$", "cannot read the file");
   text.resize(static_cast<std::size_t>(in.gcount()));
-  return parse_scenario_text(text, path);
+  return text;
 }
+
+}  // namespace
+
+Json read_json_file(const std::string& path) { return parse_json_text(read_file_text(path), path); }
+
+Scenario parse_scenario_text(const std::string& text, const std::string& file) {
+  return parse_scenario(parse_json_text(text, file), file);
+}
+
+Scenario load_scenario(const std::string& path) { return parse_scenario_text(read_file_text(path), path); }
 
 }  // namespace vramsim

@@ -143,6 +143,10 @@ struct Scenario {
   std::vector<Expectation> expectations;
 };
 
+// The `format` of a calibrated latency model (`vramsim calibrate`), which a
+// scenario loads with "latency": {"from": FILE}.
+inline constexpr const char* kLatencyModelFormat = "vramsim-latency-model/1";
+
 Scenario load_scenario(const std::string& path);                      // throws ScenarioError
 // The file's bytes as a scenario: one JSON document (no duplicate keys, at
 // most limits::kMaxDepth deep, nothing after it), then parse_scenario.

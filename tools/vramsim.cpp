@@ -18,6 +18,7 @@
 #include "tools/report_command.hpp"
 #include "tools/replay_command.hpp"
 #include "tools/sweep_command.hpp"
+#include "tools/calibrate_command.hpp"
 
 using namespace vramsim;
 
@@ -77,6 +78,7 @@ int main(int argc, char** argv) {
   auto report = add_report_command(app);
   auto replay = add_replay_command(app);
   auto sweep = add_sweep_command(app);
+  auto calibrate = add_calibrate_command(app);
 
   try {
     app.parse(argc, argv);
@@ -93,6 +95,7 @@ int main(int argc, char** argv) {
   if (report->sub->parsed()) return run_report_command(*report);
   if (replay->sub->parsed()) return run_replay_command(*replay);
   if (sweep->sub->parsed()) return run_sweep_command(*sweep);
+  if (calibrate->sub->parsed()) return run_calibrate_command(*calibrate);
   if (list->parsed()) {
     auto& reg = PolicyRegistry::instance();
     for (const auto& m : reg.models()) {
