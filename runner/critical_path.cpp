@@ -19,7 +19,7 @@ std::string describe(const TraceEvent& e) {
   if (k == "deploy_requested") return "deploy " + str(e["app"]);
   if (k == "introspection_submitted") return "introspection task submitted";
   if (k == "sizing") return "sized: " + str(e["branch"]) + ", num_gpus " + str(e["num_gpus"]);
-  if (k == "admission") return std::string(e["admitted"].get<bool>() ? "admitted (" : "rejected (") + str(e["reason"]) + ")";
+  if (k == "admission") return std::string(e["admitted"] == true ? "admitted (" : "rejected (") + str(e["reason"]) + ")";
   if (k == "replicas_submitted") return str(e["replicas"]) + " replica(s) pending";
   if (k == "scale_up") return "scale-up: " + str(e["gpus"]) + " GPU, " + str(e["cpus"]) + " CPU";
   if (k == "job_submitted") return "job " + str(e["job"]) + " submitted";

@@ -15,6 +15,7 @@
 #include "runner/simulation.hpp"
 #include "tools/live_commands.hpp"
 #include "tools/gen_command.hpp"
+#include "tools/explain_command.hpp"
 
 using namespace vramsim;
 
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("policies", "list the policy models and their variants");
   LiveCommands live_commands(app);
   auto gen = add_gen_command(app);
+  auto explain = add_explain_command(app);
 
   try {
     app.parse(argc, argv);
@@ -84,6 +86,7 @@ int main(int argc, char** argv) {
 
   if (auto code = live_commands.run()) return *code;
   if (gen->sub->parsed()) return run_gen_command(*gen);
+  if (explain->sub->parsed()) return run_explain_command(*explain);
   if (list->parsed()) {
     auto& reg = PolicyRegistry::instance();
     for (const auto& m : reg.models()) {
