@@ -48,7 +48,9 @@ std::optional<CriticalPath> critical_path(const std::vector<TraceEvent>& events,
   std::map<std::string, std::size_t> node_registered;  // node -> its registration
   std::map<std::string, std::size_t> placed;           // replica label -> its placement
   std::map<std::string, std::vector<std::size_t>> running;  // app -> replica_running since deploy
-  std::optional<std::size_t> last_demand, last_scale_up;
+  std::optional<std::size_t> last_demand;
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::size_t last_scale_up = kNone;  // a scale-up whose job is not yet submitted
 
   for (std::size_t i = 0; i < events.size(); ++i) {
     const TraceEvent& e = events[i];
@@ -74,10 +76,14 @@ std::optional<CriticalPath> critical_path(const std::vector<TraceEvent>& events,
     } else if (k == "scale_up") {
       if (last_demand) link(*last_demand, i, "pending demand seen by the autoscaler tick");
       last_scale_up = i;
+    } else if (k == "job_rejected" || k == "worker_creation_failed") {
+      last_scale_up = kNone;  // that decision's sbatch gave no job
     } else if (k == "job_submitted") {
+      // The next job sbatch accepts is the scale-up's: at the same instant
+      // in simulation, a few milliseconds later live.
       const std::string job = str(e["job"]);
-      if (last_scale_up && events[*last_scale_up].t == e.t && !e.fields.contains("warm"))
-        link(*last_scale_up, i, "sbatch");
+      if (last_scale_up != kNone && !e.fields.contains("warm")) link(last_scale_up, i, "sbatch");
+      last_scale_up = kNone;
       job_step[job] = i;
     } else if (k == "job_started" || k == "node_advertised" || (k == "node_registered" && str(e["job"]) != "")) {
       const std::string job = str(e["job"]);

@@ -11,6 +11,7 @@
 #include "engine/format.hpp"
 #include "engine/output_file.hpp"
 #include "models/status.hpp"
+#include "runner/chrome_trace.hpp"
 #include "runner/scenario_driver.hpp"
 
 namespace vramsim {
@@ -99,6 +100,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
     for (const auto& a : result.apps)
       if (auto p = critical_path(driver.events(), a.id)) result.critical_paths.push_back(*p);
   if (!opt.status_json_path.empty()) driver.write_status_json(opt.status_json_path);
+  if (!opt.chrome_trace_path.empty()) write_chrome_trace(driver.events(), opt.chrome_trace_path);
   return result;
 }
 

@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "engine/output_file.hpp"
+#include "runner/chrome_trace.hpp"
 #include "runner/explain.hpp"
 #include "runner/trace_diff.hpp"
 
@@ -14,6 +16,7 @@ std::unique_ptr<ExplainCommand> add_explain_command(CLI::App& app) {
   e->add_option("trace", c->trace, "trace file (JSON Lines) of a simulated or live run")->required();
   e->add_option("--app", c->app, "only this app");
   e->add_option("--format", c->format, "text | json (default text)");
+  e->add_option("--chrome-trace", c->chrome_trace, "also write the trace in Chrome Trace Event format (Perfetto) to this file");
   return c;
 }
 
@@ -24,8 +27,9 @@ int run_explain_command(const ExplainCommand& c) {
     return kInvalid;
   }
   Explanation x;
+  std::vector<TraceEvent> events;
   try {
-    const std::vector<TraceEvent> events = read_trace(c.trace);
+    events = read_trace(c.trace);
     x = explain_trace(events, c.app.empty() ? std::nullopt : std::optional<std::string>(c.app));
   } catch (const ExplainError& e) {
     std::cerr << "vramsim explain: " << c.trace << ": " << e.what() << "\n";
@@ -35,8 +39,17 @@ int run_explain_command(const ExplainCommand& c) {
     std::cerr << "vramsim explain: " << e.what() << "\n";
     return kInvalid;
   }
+  if (!c.chrome_trace.empty()) {
+    try {
+      write_chrome_trace(events, c.chrome_trace);
+    } catch (const OutputError& e) {
+      std::cerr << "vramsim explain: " << e.what() << "\n";
+      return kOutput;
+    }
+    std::cerr << "Chrome trace written to " << c.chrome_trace << "\n";
+  }
   if (c.format == "json")
-    std::cout << explanation_json(x).dump(2) << "\n";
+    std::cout << explanation_json(x).dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
   else
     print_explanation(x, std::cout);
   std::cout << std::flush;

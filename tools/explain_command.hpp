@@ -11,6 +11,7 @@ namespace vramsim {
 struct ExplainCommand {
   CLI::App* sub = nullptr;
   std::string trace, app, format = "text";
+  std::string chrome_trace;  // also convert the trace to this Chrome Trace Event file
 };
 
 // Registers `explain` on `app`; the returned object receives the options.
