@@ -46,6 +46,8 @@ struct RunFacts {
   std::map<std::string, std::string> node_of_job;  // job -> node
   std::map<std::string, std::string> notice_of_job;  // job -> advertisement notice
   std::vector<std::string> apps;                    // in order of their first deploy
+  std::map<std::string, std::vector<std::size_t>> by_app;  // app -> indices of its events
+  std::vector<std::size_t> job_events;  // scale-ups and what became of worker jobs, by index
 
   std::string variant(const std::string& model) const {
     return policies.is_object() ? text(policies.value(model, Json())) : "";
@@ -61,7 +63,12 @@ RunFacts gather(const std::vector<TraceEvent>& events) {
   RunFacts f;
   f.policies = events.front()["policies"];
   std::set<std::string> seen;
-  for (const auto& e : events) {
+  static const std::set<std::string> job_kinds = {"job_rejected", "job_submitted", "job_ended", "node_registered",
+                                                  "scale_up"};
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const TraceEvent& e = events[i];
+    if (e["app"].is_string()) f.by_app[e["app"].get<std::string>()].push_back(i);
+    if (job_kinds.count(e.kind)) f.job_events.push_back(i);
     if (e.kind == "node_registered") {
       Node n{text(e["node"]), text(e["job"]), text(e["ip"]), e["resources"], e.t};
       if (!n.resources.is_object()) n.resources = Json::object();
@@ -105,14 +112,13 @@ struct Attempt {
   std::string state = "NOT_STARTED";
 };
 
-Attempt last_attempt(const std::vector<TraceEvent>& events, const std::string& app) {
+Attempt last_attempt(const std::vector<TraceEvent>& events, const std::vector<std::size_t>& of_app) {
   Attempt a;
-  for (std::size_t i = 0; i < events.size(); ++i)
-    if (events[i].kind == "deploy_requested" && text(events[i]["app"]) == app) a.from = i;
+  for (std::size_t i : of_app)
+    if (events[i].kind == "deploy_requested") a.from = i;
   a.request = &events[a.from];
-  for (std::size_t i = 0; i < events.size(); ++i) {
+  for (std::size_t i : of_app) {
     const TraceEvent& e = events[i];
-    if (text(e["app"]) != app) continue;
     if (e.kind == "app_state") a.state = text(e["to"]);
     if (i < a.from) continue;
     if (e.kind == "sizing") a.sizing = &e;
@@ -230,10 +236,12 @@ void pending_causes(const std::vector<TraceEvent>& events, const Attempt& a, con
   std::string refusal;
   std::vector<std::string> waiting;  // submitted, neither registered nor ended
   std::set<std::string> done;        // registered or ended
-  for (std::size_t i = a.from; i < events.size() && events[i].t <= cutoff; ++i)
-    if (events[i].kind == "job_ended" || (events[i].kind == "node_registered" && !text(events[i]["job"]).empty()))
-      done.insert(text(events[i]["job"]));
-  for (std::size_t i = a.from; i < events.size() && events[i].t <= cutoff; ++i) {
+  const auto first = std::lower_bound(f.job_events.begin(), f.job_events.end(), a.from);
+  for (auto it = first; it != f.job_events.end() && events[*it].t <= cutoff; ++it)
+    if (events[*it].kind == "job_ended" || (events[*it].kind == "node_registered" && !text(events[*it]["job"]).empty()))
+      done.insert(text(events[*it]["job"]));
+  for (auto it = first; it != f.job_events.end() && events[*it].t <= cutoff; ++it) {
+    const std::size_t i = *it;
     const TraceEvent& e = events[i];
     if (e.kind == "job_rejected") {
       if (refused++ == 0) refusal = text(e["error"]);
@@ -341,7 +349,7 @@ void pending_causes(const std::vector<TraceEvent>& events, const Attempt& a, con
 
 std::vector<Cause> app_causes(const std::vector<TraceEvent>& events, const std::string& app, bool running,
                               const RunFacts& f, std::string& state) {
-  const Attempt a = last_attempt(events, app);
+  const Attempt a = last_attempt(events, f.by_app.at(app));
   state = a.state;
   std::vector<Cause> blocking, notes;
   sizing_notes(a, f, notes);
@@ -482,11 +490,15 @@ Explanation explain_trace(const std::vector<TraceEvent>& events, const std::opti
   if (app && std::find(f.apps.begin(), f.apps.end(), *app) == f.apps.end())
     throw ExplainError("no app '" + *app + "' is deployed in the trace" +
                        (f.apps.empty() ? std::string() : "; apps: " + join(f.apps)));
-  for (const auto& id : f.apps) {
-    if (app && id != *app) continue;
+  std::vector<std::string> ids;
+  for (const auto& id : f.apps)
+    if (!app || id == *app) ids.push_back(id);
+  auto paths = critical_paths(events, ids);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const std::string& id = ids[i];
     AppExplanation a;
     a.app = id;
-    a.path = critical_path(events, id);
+    a.path = std::move(paths[i]);
     a.causes = app_causes(events, id, a.path.has_value(), f, a.state);
     x.apps.push_back(std::move(a));
   }

@@ -96,9 +96,12 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
       }
     }
   });
-  if (opt.critical_path)
-    for (const auto& a : result.apps)
-      if (auto p = critical_path(driver.events(), a.id)) result.critical_paths.push_back(*p);
+  if (opt.critical_path) {
+    std::vector<std::string> ids;
+    for (const auto& a : result.apps) ids.push_back(a.id);
+    for (auto& p : critical_paths(driver.events(), ids))
+      if (p) result.critical_paths.push_back(std::move(*p));
+  }
   if (!opt.status_json_path.empty()) driver.write_status_json(opt.status_json_path);
   if (!opt.chrome_trace_path.empty()) write_chrome_trace(driver.events(), opt.chrome_trace_path);
   return result;
