@@ -51,13 +51,7 @@ struct RunFacts {
 
   std::string variant(const std::string& model) const {
     return policies.is_object() ? text(policies.value(model, Json())) : "";
-  }
-  const Node* node(const std::string& name) const {
-    for (const auto& n : nodes)
-      if (n.name == name) return &n;
-    return nullptr;
-  }
-};
+  }};
 
 RunFacts gather(const std::vector<TraceEvent>& events) {
   RunFacts f;
@@ -76,7 +70,7 @@ RunFacts gather(const std::vector<TraceEvent>& events) {
       f.nodes.push_back(std::move(n));
     } else if (e.kind == "node_advertised") {
       f.notice_of_job[text(e["job"])] = text(e["notice"]);
-    } else if (e.kind == "deploy_requested") {
+    } else if (e.kind == "deploy_requested" && e["app"].is_string()) {
       const std::string a = text(e["app"]);
       if (seen.insert(a).second) f.apps.push_back(a);
     }
