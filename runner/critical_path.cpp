@@ -19,7 +19,7 @@ std::string describe(const TraceEvent& e) {
   if (k == "deploy_requested") return "deploy " + str(e["app"]);
   if (k == "introspection_submitted") return "introspection task submitted";
   if (k == "sizing") return "sized: " + str(e["branch"]) + ", num_gpus " + str(e["num_gpus"]);
-  if (k == "admission") return std::string(e["admitted"].get<bool>() ? "admitted (" : "rejected (") + str(e["reason"]) + ")";
+  if (k == "admission") return std::string(e["admitted"] == true ? "admitted (" : "rejected (") + str(e["reason"]) + ")";
   if (k == "replicas_submitted") return str(e["replicas"]) + " replica(s) pending";
   if (k == "scale_up") return "scale-up: " + str(e["gpus"]) + " GPU, " + str(e["cpus"]) + " CPU";
   if (k == "job_submitted") return "job " + str(e["job"]) + " submitted";
@@ -33,11 +33,19 @@ std::string describe(const TraceEvent& e) {
   return k;
 }
 
+CriticalPath walk_back(const std::vector<TraceEvent>& events, const Graph& g, std::size_t end_index,
+                       const std::string& app);
+
 }  // namespace
 
 std::optional<CriticalPath> critical_path(const std::vector<TraceEvent>& events, const std::string& app) {
+  return critical_paths(events, {app}).front();
+}
+
+std::vector<std::optional<CriticalPath>> critical_paths(const std::vector<TraceEvent>& events,
+                                                        const std::vector<std::string>& apps) {
   // Vertices are trace events (by index); only the kinds that can lie on a
-  // deploy's path are linked.
+  // deploy's path are linked. The graph is the same for every app.
   Graph g(events.size());
   auto link = [&](std::size_t cause, std::size_t effect, const std::string& waited) {
     boost::add_edge(cause, effect, EdgeLabel{waited}, g);
@@ -48,7 +56,9 @@ std::optional<CriticalPath> critical_path(const std::vector<TraceEvent>& events,
   std::map<std::string, std::size_t> node_registered;  // node -> its registration
   std::map<std::string, std::size_t> placed;           // replica label -> its placement
   std::map<std::string, std::vector<std::size_t>> running;  // app -> replica_running since deploy
-  std::optional<std::size_t> last_demand, last_scale_up;
+  std::optional<std::size_t> last_demand;
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::size_t last_scale_up = kNone;  // a scale-up whose job is not yet submitted
 
   for (std::size_t i = 0; i < events.size(); ++i) {
     const TraceEvent& e = events[i];
@@ -74,10 +84,14 @@ std::optional<CriticalPath> critical_path(const std::vector<TraceEvent>& events,
     } else if (k == "scale_up") {
       if (last_demand) link(*last_demand, i, "pending demand seen by the autoscaler tick");
       last_scale_up = i;
+    } else if (k == "job_rejected" || k == "worker_creation_failed") {
+      last_scale_up = kNone;  // that decision's sbatch gave no job
     } else if (k == "job_submitted") {
+      // The next job sbatch accepts is the scale-up's: at the same instant
+      // in simulation, a few milliseconds later live.
       const std::string job = str(e["job"]);
-      if (last_scale_up && events[*last_scale_up].t == e.t && !e.fields.contains("warm"))
-        link(*last_scale_up, i, "sbatch");
+      if (last_scale_up != kNone && !e.fields.contains("warm")) link(last_scale_up, i, "sbatch");
+      last_scale_up = kNone;
       job_step[job] = i;
     } else if (k == "job_started" || k == "node_advertised" || (k == "node_registered" && str(e["job"]) != "")) {
       const std::string job = str(e["job"]);
@@ -99,16 +113,30 @@ std::optional<CriticalPath> critical_path(const std::vector<TraceEvent>& events,
     }
   }
 
-  // The path ends at the app's first RUNNING.
-  std::optional<std::size_t> end;
-  for (std::size_t i = 0; i < events.size() && !end; ++i)
-    if (events[i].kind == "app_state" && events[i]["app"] == app && events[i]["to"] == "RUNNING") end = i;
-  if (!end) return std::nullopt;
+  // A path ends at the app's first RUNNING.
+  std::map<std::string, std::size_t> first_running;
+  for (std::size_t i = 0; i < events.size(); ++i)
+    if (events[i].kind == "app_state" && events[i]["to"] == "RUNNING" && events[i]["app"].is_string())
+      first_running.emplace(events[i]["app"].get<std::string>(), i);
+  std::vector<std::optional<CriticalPath>> out;
+  for (const auto& app : apps) {
+    auto it = first_running.find(app);
+    if (it == first_running.end())
+      out.emplace_back(std::nullopt);
+    else
+      out.emplace_back(walk_back(events, g, it->second, app));
+  }
+  return out;
+}
 
+namespace {
+
+CriticalPath walk_back(const std::vector<TraceEvent>& events, const Graph& g, std::size_t end_index,
+                       const std::string& app) {
   // Walk back along the latest-arriving cause (ties: the later-recorded one).
-  std::vector<std::size_t> chain{*end};
+  std::vector<std::size_t> chain{end_index};
   std::map<std::size_t, std::string> waited;  // vertex -> what the time before it went on
-  for (std::size_t v = *end;;) {
+  for (std::size_t v = end_index;;) {
     std::optional<std::size_t> best;
     for (auto [it, stop] = boost::in_edges(v, g); it != stop; ++it) {
       const std::size_t u = boost::source(*it, g);
@@ -123,7 +151,7 @@ std::optional<CriticalPath> critical_path(const std::vector<TraceEvent>& events,
   }
   CriticalPath path;
   path.app = app;
-  path.running = events[*end].t;
+  path.running = events[end_index].t;
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
     const TraceEvent& e = events[*it];
     path.steps.push_back(PathStep{e.t, e.kind, describe(e), waited.count(*it) ? waited[*it] : ""});
@@ -131,6 +159,8 @@ std::optional<CriticalPath> critical_path(const std::vector<TraceEvent>& events,
   path.requested = path.steps.front().t;
   return path;
 }
+
+}  // namespace
 
 void print_critical_path(const CriticalPath& p, std::ostream& out) {
   char buf[64];

@@ -30,6 +30,10 @@ struct CriticalPath {
 
 // Empty when the app never reached RUNNING.
 std::optional<CriticalPath> critical_path(const std::vector<TraceEvent>& events, const std::string& app);
+// The same for several apps from one graph (one pass over the trace), in
+// the order of `apps`.
+std::vector<std::optional<CriticalPath>> critical_paths(const std::vector<TraceEvent>& events,
+                                                        const std::vector<std::string>& apps);
 void print_critical_path(const CriticalPath& path, std::ostream& out);
 
 }  // namespace vramsim

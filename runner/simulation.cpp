@@ -11,6 +11,7 @@
 #include "engine/format.hpp"
 #include "engine/output_file.hpp"
 #include "models/status.hpp"
+#include "runner/chrome_trace.hpp"
 #include "runner/scenario_driver.hpp"
 
 namespace vramsim {
@@ -105,10 +106,14 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
       m.background_core_share = end > 0 && cores > 0 ? b.busy_cpu_s / (cores * to_seconds(end)) : 0;
     }
   });
-  if (opt.critical_path)
-    for (const auto& a : result.apps)
-      if (auto p = critical_path(driver.events(), a.id)) result.critical_paths.push_back(*p);
+  if (opt.critical_path) {
+    std::vector<std::string> ids;
+    for (const auto& a : result.apps) ids.push_back(a.id);
+    for (auto& p : critical_paths(driver.events(), ids))
+      if (p) result.critical_paths.push_back(std::move(*p));
+  }
   if (!opt.status_json_path.empty()) driver.write_status_json(opt.status_json_path);
+  if (!opt.chrome_trace_path.empty()) write_chrome_trace(driver.events(), opt.chrome_trace_path);
   return result;
 }
 

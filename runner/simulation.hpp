@@ -22,6 +22,7 @@ struct RunOptions {
   std::string status_json_path;            // status snapshots (JSON array)
   std::string status_csv_path = "status-timeline.csv";  // timeline CSV, with status_every
   bool critical_path = false;              // explain each app's time to RUNNING
+  std::string chrome_trace_path;           // Chrome Trace Event JSON; empty: none
 };
 
 struct ExpectationResult {

@@ -17,6 +17,10 @@ namespace vramsim {
 std::vector<TraceEvent> read_trace(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open the trace for reading");
+  return parse_trace(in, path);
+}
+
+std::vector<TraceEvent> parse_trace(std::istream& in, const std::string& path) {
   std::vector<TraceEvent> out;
   std::string line;
   std::size_t n = 0;
@@ -29,7 +33,14 @@ std::vector<TraceEvent> read_trace(const std::string& path) {
       throw std::runtime_error(path + ": line " + std::to_string(n) +
                                ": expected a trace event {\"t\": <integer us>, \"kind\": <string>, ...}");
     TraceEvent ev;
-    ev.t = j["t"].get<SimTime>();
+    ev.t = j["t"].is_number_unsigned() && j["t"].get<std::uint64_t>() > kMaxTraceTime ? -1 : j["t"].get<SimTime>();
+    // Times are bounded and in order, so that differences of them are too.
+    if (ev.t < 0 || ev.t > kMaxTraceTime)
+      throw std::runtime_error(path + ": line " + std::to_string(n) + ": expected \"t\" from 0 to " +
+                               std::to_string(kMaxTraceTime) + " us, got " + j["t"].dump());
+    if (!out.empty() && ev.t < out.back().t)
+      throw std::runtime_error(path + ": line " + std::to_string(n) + ": expected \"t\" >= " +
+                               std::to_string(out.back().t) + " (the previous event's), got " + j["t"].dump());
     ev.kind = j["kind"].get<std::string>();
     j.erase("t");
     j.erase("kind");

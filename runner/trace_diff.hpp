@@ -16,6 +16,10 @@ namespace vramsim {
 // Reads a JSON Lines trace; throws ScenarioError-like std::runtime_error
 // naming the file and line of a malformed event.
 std::vector<TraceEvent> read_trace(const std::string& path);
+// Traces longer than this (about 31 years) are refused.
+constexpr SimTime kMaxTraceTime = 1'000'000'000'000'000;
+// The same from a stream; `name` stands for the file in messages.
+std::vector<TraceEvent> parse_trace(std::istream& in, const std::string& name);
 
 struct PhaseRow {
   std::string scope;   // app id, or "run"

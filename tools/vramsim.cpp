@@ -19,6 +19,7 @@
 #include "tools/replay_command.hpp"
 #include "tools/sweep_command.hpp"
 #include "tools/calibrate_command.hpp"
+#include "tools/explain_command.hpp"
 
 using namespace vramsim;
 
@@ -60,6 +61,8 @@ int main(int argc, char** argv) {
   run->add_option("--status-json", status_json, "status snapshots as a JSON array (default with --status-at: status.json)");
   run->add_option("--status-every", status_every, "sample the status timeline with this period");
   run->add_option("--status-csv", status_csv, "timeline CSV file (default status-timeline.csv)");
+  std::string chrome_trace_path;
+  run->add_option("--chrome-trace", chrome_trace_path, "write the run in Chrome Trace Event format (Perfetto) to this file");
   bool show_critical_path = false;
   run->add_flag("--critical-path", show_critical_path, "explain each app's time to RUNNING, step by step");
 
@@ -79,6 +82,7 @@ int main(int argc, char** argv) {
   auto replay = add_replay_command(app);
   auto sweep = add_sweep_command(app);
   auto calibrate = add_calibrate_command(app);
+  auto explain = add_explain_command(app);
 
   try {
     app.parse(argc, argv);
@@ -96,6 +100,7 @@ int main(int argc, char** argv) {
   if (replay->sub->parsed()) return run_replay_command(*replay);
   if (sweep->sub->parsed()) return run_sweep_command(*sweep);
   if (calibrate->sub->parsed()) return run_calibrate_command(*calibrate);
+  if (explain->sub->parsed()) return run_explain_command(*explain);
   if (list->parsed()) {
     auto& reg = PolicyRegistry::instance();
     for (const auto& m : reg.models()) {
@@ -137,6 +142,7 @@ int main(int argc, char** argv) {
       opt.status_json_path = status_json.empty() && !status_at.empty() ? "status.json" : status_json;
       if (!status_csv.empty()) opt.status_csv_path = status_csv;
       opt.critical_path = show_critical_path;
+      opt.chrome_trace_path = chrome_trace_path;
       const RunResult r = run_scenario(sc, opt);
       print_summary(r, std::cout);
       // File notes go to stderr so that stdout is the same wherever it runs.
@@ -144,6 +150,7 @@ int main(int argc, char** argv) {
       if (!opt.status_json_path.empty()) std::cerr << "status JSON written to " << opt.status_json_path << "\n";
       if (opt.status_every)
         std::cerr << "status timeline written to " << opt.status_csv_path << "\n";
+      if (!opt.chrome_trace_path.empty()) std::cerr << "Chrome trace written to " << opt.chrome_trace_path << "\n";
       return r.all_held() ? 0 : kExitExpectation;
     }
     std::vector<std::string> specs = {"legacy", "fixed"};

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "runner/simulation.hpp"
+#include "runner/explain.hpp"
 #include "runner/trace_diff.hpp"
 
 namespace fs = std::filesystem;
@@ -171,6 +172,15 @@ TEST_F(LiveHead, ColdStartFixedRunsLiveAsInSimulation) {
   ASSERT_EQ(done.size(), 1u);
   EXPECT_TRUE(done[0]["jobs_left"].empty());
   EXPECT_TRUE(queued(run_id).empty());
+  // explain reads the live trace as it reads a simulated one: the whole path
+  // from the deploy through the scale-up and the job to RUNNING.
+  const Explanation x = explain_trace(live, "probe");
+  ASSERT_TRUE(x.apps.at(0).path.has_value());
+  std::vector<std::string> path_kinds;
+  for (const auto& s : x.apps[0].path->steps) path_kinds.push_back(s.kind);
+  EXPECT_EQ(path_kinds.front(), "deploy_requested");
+  EXPECT_NE(std::find(path_kinds.begin(), path_kinds.end(), "scale_up"), path_kinds.end());
+  EXPECT_EQ(path_kinds.back(), "app_state");
 
   // The simulated run of the same file: same kinds, same order.
   Scenario sc = load_scenario(kScenarios + "cold-start-live.json");
@@ -196,6 +206,9 @@ TEST_F(LiveHead, ColdStartLegacyIsRejectedAsInSimulation) {
   EXPECT_EQ(adm[0]["admitted"], false);
   EXPECT_EQ(adm[0]["worker_jobs"], 1);
   EXPECT_NE(adm[0]["message"].get<std::string>().find("Insufficient resources for application 'probe'"), std::string::npos);
+  const Explanation x = explain_trace(live, "probe");
+  ASSERT_FALSE(x.apps.at(0).causes.empty());
+  EXPECT_EQ(x.apps[0].causes[0].code, "admission_counts_in_flight");
   // Whatever legacy left behind goes with the run's cleanup.
   EXPECT_EQ(run({VRAMSIM_BINARY, "live", "--cleanup", run_id, "--journal", work_ + "/" + run_id + "/journal"}, "cleanup"), 0)
       << slurp(work_ + "/cleanup.out");

@@ -1,0 +1,547 @@
+#include "runner/explain.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "engine/format.hpp"
+
+namespace vramsim {
+namespace {
+
+// Field readers that tolerate any JSON: a trace may come from elsewhere.
+std::string text(const Json& j) { return j.is_string() ? j.get<std::string>() : ""; }
+double number(const Json& j, double otherwise = 0) { return j.is_number() ? j.get<double>() : otherwise; }
+bool flag(const Json& j) { return j.is_boolean() && j.get<bool>(); }
+
+std::string seconds(SimTime t) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f s", to_seconds(t));
+  return buf;
+}
+
+// "a, b and c"
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += i + 1 == items.size() ? " and " : ", ";
+    out += items[i];
+  }
+  return out;
+}
+
+struct Node {
+  std::string name, job, ip;
+  Json resources = Json::object();
+  SimTime joined = 0;
+  bool head() const { return job.empty(); }
+  double offers(const std::string& r) const { return resources.is_object() ? number(resources.value(r, Json())) : 0; }
+};
+
+// What the trace says about the run as a whole, gathered once.
+struct RunFacts {
+  Json policies = Json::object();
+  std::vector<Node> nodes;                          // every node that registered, in order
+  std::map<std::string, std::string> node_of_job;  // job -> node
+  std::map<std::string, std::string> notice_of_job;  // job -> advertisement notice
+  std::vector<std::string> apps;                    // in order of their first deploy
+  std::map<std::string, std::vector<std::size_t>> by_app;  // app -> indices of its events
+  std::vector<std::size_t> job_events;  // scale-ups and what became of worker jobs, by index
+
+  std::string variant(const std::string& model) const {
+    return policies.is_object() ? text(policies.value(model, Json())) : "";
+  }};
+
+RunFacts gather(const std::vector<TraceEvent>& events) {
+  RunFacts f;
+  f.policies = events.front()["policies"];
+  std::set<std::string> seen;
+  static const std::set<std::string> job_kinds = {"job_rejected", "job_submitted", "job_ended", "node_registered",
+                                                  "scale_up"};
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const TraceEvent& e = events[i];
+    if (e["app"].is_string()) f.by_app[e["app"].get<std::string>()].push_back(i);
+    if (job_kinds.count(e.kind)) f.job_events.push_back(i);
+    if (e.kind == "node_registered") {
+      Node n{text(e["node"]), text(e["job"]), text(e["ip"]), e["resources"], e.t};
+      if (!n.resources.is_object()) n.resources = Json::object();
+      if (!n.job.empty()) f.node_of_job[n.job] = n.name;
+      f.nodes.push_back(std::move(n));
+    } else if (e.kind == "node_advertised") {
+      f.notice_of_job[text(e["job"])] = text(e["notice"]);
+    } else if (e.kind == "deploy_requested" && e["app"].is_string()) {
+      const std::string a = text(e["app"]);
+      if (seen.insert(a).second) f.apps.push_back(a);
+    }
+  }
+  return f;
+}
+
+Cause make(std::string code, bool blocking, std::string sentence) {
+  Cause c;
+  c.code = std::move(code);
+  c.blocking = blocking;
+  c.sentence = std::move(sentence);
+  return c;
+}
+
+void set_policy(Cause& c, const RunFacts& f, const std::string& model) {
+  c.policy = model;
+  c.variant = f.variant(model);
+  if (!c.variant.empty()) c.sentence += " (" + model + "=" + c.variant + ")";
+}
+
+// The events of the app's last deploy attempt, from its deploy_requested on.
+struct Attempt {
+  std::size_t from = 0;
+  const TraceEvent* sizing = nullptr;
+  const TraceEvent* admission = nullptr;
+  const TraceEvent* submitted = nullptr;  // replicas_submitted
+  const TraceEvent* request = nullptr;    // deploy_requested
+  const TraceEvent* cancelled = nullptr;  // deploy_cancelled / deploy_ignored
+  const TraceEvent* start_failed = nullptr;
+  const TraceEvent* stopped = nullptr;  // app_state to DELETING
+  std::vector<const TraceEvent*> unplaced;  // demand_unplaced of its replicas
+  std::string state = "NOT_STARTED";
+};
+
+Attempt last_attempt(const std::vector<TraceEvent>& events, const std::vector<std::size_t>& of_app) {
+  Attempt a;
+  for (std::size_t i : of_app)
+    if (events[i].kind == "deploy_requested") a.from = i;
+  a.request = &events[a.from];
+  for (std::size_t i : of_app) {
+    const TraceEvent& e = events[i];
+    if (e.kind == "app_state") a.state = text(e["to"]);
+    if (i < a.from) continue;
+    if (e.kind == "sizing") a.sizing = &e;
+    else if (e.kind == "admission") a.admission = &e;
+    else if (e.kind == "replicas_submitted") a.submitted = &e;
+    else if (e.kind == "deploy_cancelled" || e.kind == "deploy_ignored") a.cancelled = &e;
+    else if (e.kind == "replica_start_failed") a.start_failed = &e;
+    else if (e.kind == "app_state" && text(e["to"]) == "DELETING" && !a.stopped) a.stopped = &e;
+    else if (e.kind == "demand_unplaced" && text(e["label"]).rfind("introspection", 0) != 0) a.unplaced.push_back(&e);
+  }
+  return a;
+}
+
+// " (node-1: nvidia-smi not found; ...)": why workers registered by `t`
+// started without VRAM_MB, where their advertisement step says so.
+std::string notices_by(const RunFacts& f, SimTime t) {
+  std::vector<std::string> notices;
+  for (const auto& n : f.nodes) {
+    if (n.joined > t || n.head()) continue;
+    if (auto it = f.notice_of_job.find(n.job); it != f.notice_of_job.end() && !it->second.empty())
+      notices.push_back(n.name + ": " + it->second);
+    else if (f.variant("advertisement") == "fixed" && n.offers("GPU") > 1 && n.offers("VRAM_MB") <= 0)
+      notices.push_back(n.name + " has " + format_number(n.offers("GPU")) +
+                        " GPUs: VRAM_MB is advertised by single-GPU workers only");
+  }
+  return notices.empty() ? "" : " (" + join(notices) + ")";
+}
+
+// How the app was sized; notes whether or not it reached RUNNING.
+void sizing_notes(const Attempt& a, const RunFacts& f, std::vector<Cause>& out) {
+  if (!a.sizing) return;
+  const TraceEvent& s = *a.sizing;
+  const double gmb = number(a.request->fields.value("gpu_memory_mb", Json()));
+  const std::string branch = text(s["branch"]);
+  if (branch == "error") {
+    Cause c = make("sizing_error", true, "sizing failed: " + text(s["error"]));
+    c.resource = "VRAM_MB";
+    c.needed = gmb;
+    if (s["min_gpu_total_mb"].is_number()) c.offered = number(s["min_gpu_total_mb"]);
+    set_policy(c, f, "sizing");
+    out.push_back(std::move(c));
+  } else if (branch == "fraction" && gmb > 0 && !flag(s["vram_advertised"])) {
+    Cause c = make("sized_without_vram", false,
+                   "sized as " + format_number(number(s["num_gpus"])) + " GPU, a fraction of the smallest GPU (" +
+                       format_number(number(s["min_gpu_total_mb"])) + " MB), not packed by VRAM: no registered node "
+                       "advertised VRAM_MB at " + seconds(s.t) + notices_by(f, s.t));
+    c.resource = "VRAM_MB";
+    c.needed = gmb;
+    c.offered = 0;
+    set_policy(c, f, "advertisement");
+    out.push_back(std::move(c));
+  } else if (branch == "whole_gpu_fallback") {
+    bool workers = false;  // any worker registered by then
+    for (const auto& n : f.nodes) workers = workers || (!n.head() && n.joined <= s.t);
+    std::string joined;
+    if (a.admission && flag((*a.admission)["admitted"]))
+      for (const auto& n : f.nodes)
+        if (!n.head() && n.offers("GPU") > 0 && n.joined > s.t) {
+          joined = "; " + n.name + " joined with a GPU at " + seconds(n.joined) + " and the reservation was kept";
+          break;
+        }
+    Cause c = make("whole_gpu_locked_in", false,
+                   "a whole GPU reserved per replica for " + format_number(gmb) +
+                       " MB: no GPU was visible at deploy time" +
+                       (workers ? "" : " on a cluster scaled to zero workers") + joined);
+    c.resource = "GPU";
+    c.needed = number(s["num_gpus"]);
+    set_policy(c, f, "sizing");
+    out.push_back(std::move(c));
+  }
+  // The app's summed GPU demand as admission saw it (legacy truncates it).
+  if (a.admission && a.request) {
+    const double per = number(s["num_gpus"]);
+    const double replicas = number(a.request->fields.value("replicas", Json()), 1);
+    const double sum = per * replicas;
+    const Json& req = (*a.admission)["requested"];
+    const double seen = req.is_object() ? number(req.value("gpus", Json())) : 0;
+    if (sum > 0 && seen + 1e-9 < sum) {
+      const std::string how = text((*a.admission)["reason"]) == "node_with_room" && seen == 0
+                                  ? ", so its search for a node with room ignored GPUs"
+                                  : "";
+      Cause c = make("gpu_sum_truncated", false,
+                     "admission saw GPU demand summed to " + format_number(seen) + ": " + format_number(replicas) +
+                         " replica(s) x " + format_number(per) + " GPU truncated to an integer" + how);
+      c.resource = "GPU";
+      c.needed = sum;
+      c.offered = seen;
+      set_policy(c, f, "sizing");
+      out.push_back(std::move(c));
+    }
+  }
+}
+
+// Why an admitted app's replicas never all ran: what the trace shows up to
+// `cutoff` (the stop of the app, or the end of the trace).
+void pending_causes(const std::vector<TraceEvent>& events, const Attempt& a, const RunFacts& f, SimTime cutoff,
+                    std::vector<Cause>& out) {
+  const std::size_t before = out.size();
+  if (a.start_failed) {
+    Cause c = make("replica_start_failed", true,
+                   "the replica could not start on " + text((*a.start_failed)["node"]) + ": " +
+                       text((*a.start_failed)["error"]));
+    c.detail["node"] = text((*a.start_failed)["node"]);
+    out.push_back(std::move(c));
+  }
+  Json request = a.unplaced.empty() ? (a.submitted ? (*a.submitted)["resources"] : Json())
+                                    : (*a.unplaced.front())["request"];
+  if (!request.is_object()) return;
+  std::vector<const Node*> nodes;  // registered by the cutoff
+  for (const auto& n : f.nodes)
+    if (n.joined <= cutoff) nodes.push_back(&n);
+
+  // Worker jobs asked for after the deploy, and what became of them by the cutoff.
+  int refused = 0;
+  std::string refusal;
+  std::vector<std::string> waiting;  // submitted, neither registered nor ended
+  std::set<std::string> done;        // registered or ended
+  const auto first = std::lower_bound(f.job_events.begin(), f.job_events.end(), a.from);
+  for (auto it = first; it != f.job_events.end() && events[*it].t <= cutoff; ++it)
+    if (events[*it].kind == "job_ended" || (events[*it].kind == "node_registered" && !text(events[*it]["job"]).empty()))
+      done.insert(text(events[*it]["job"]));
+  for (auto it = first; it != f.job_events.end() && events[*it].t <= cutoff; ++it) {
+    const std::size_t i = *it;
+    const TraceEvent& e = events[i];
+    if (e.kind == "job_rejected") {
+      if (refused++ == 0) refusal = text(e["error"]);
+    } else if (e.kind == "job_submitted") {
+      if (!done.count(text(e["job"]))) waiting.push_back(text(e["job"]));
+    } else if (e.kind == "scale_up") {
+      const Json& d = e["demand"];
+      const double gpu = d.is_object() ? number(d.value("GPU", Json())) : 0;
+      if (gpu <= 0 || number(e["gpus"], 1) != 0) continue;
+      // The job sbatch accepted for this decision, at the same instant.
+      std::string job, node;
+      for (std::size_t j = i + 1; j < events.size() && events[j].t == e.t; ++j)
+        if (events[j].kind == "job_submitted") {
+          job = text(events[j]["job"]);
+          break;
+        }
+      if (auto it = f.node_of_job.find(job); it != f.node_of_job.end()) node = it->second;
+      Cause c = make("cpu_only_worker", true,
+                     "stuck on a CPU-only node: GPU demand " + format_number(gpu) + " truncated to 0, so worker job " +
+                         (job.empty() ? "(none)" : job) + " asked for 0 GPUs" +
+                         (node.empty() ? "" : " and " + node + " joined without one"));
+      c.resource = "GPU";
+      c.needed = gpu;
+      c.offered = 0;
+      c.detail["job"] = job;
+      c.detail["node"] = node;
+      set_policy(c, f, "autoscaler");
+      out.push_back(std::move(c));
+      break;
+    }
+  }
+  if (refused > 0) {
+    Cause c = make("sbatch_refused", true,
+                   "pending: sbatch refused " + std::to_string(refused) + " worker job(s): " + refusal);
+    c.detail["refusals"] = refused;
+    out.insert(out.begin() + static_cast<std::ptrdiff_t>(before), std::move(c));
+  }
+  if (!waiting.empty()) {
+    Cause c = make("waiting_for_worker", true,
+                   "pending: waiting for worker job " + join(waiting) + " to start and register at " +
+                       seconds(cutoff));
+    c.detail["jobs"] = waiting;
+    out.push_back(std::move(c));
+  }
+  // With no worker on its way, a resource no node offers is the cause
+  // itself; otherwise only what the nodes that did join lack.
+  const bool none_coming = waiting.empty() && refused == 0;
+
+  // Per resource the request needs: which nodes offer it, and how much.
+  bool some_node_fits = false;
+  for (const Node* n : nodes) {
+    bool fits = true;
+    for (const auto& [r, v] : request.items())
+      if (number(v) > 0 && n->offers(r) + 1e-9 < number(v)) fits = false;
+    some_node_fits = some_node_fits || fits;
+  }
+  for (const auto& [r, v] : request.items()) {
+    const double need = number(v);
+    if (need <= 0) continue;
+    double largest = 0;
+    std::vector<std::string> lacking;  // worker nodes with a GPU that do not offer it
+    for (const Node* n : nodes) {
+      largest = std::max(largest, n->offers(r));
+      if (!n->head() && n->offers("GPU") > 0 && n->offers(r) <= 0) lacking.push_back(n->name);
+    }
+    if (largest > 0 && largest + 1e-9 < need) {
+      Cause c = make("exceeds_largest_node", true,
+                     "pending forever: needs " + r + " " + format_number(need) + ", the largest node offers " +
+                         format_number(largest));
+      c.resource = r;
+      c.needed = need;
+      c.offered = largest;
+      out.push_back(std::move(c));
+    } else if ((largest <= 0 && none_coming) || (r == "VRAM_MB" && !lacking.empty() && !some_node_fits)) {
+      std::string s = "pending: needs " + r + " " + format_number(need) + "; ";
+      if (!lacking.empty() && r == "VRAM_MB") {
+        s += join(lacking) + (lacking.size() == 1 ? " has" : " have") + " a GPU but " +
+             (lacking.size() == 1 ? "advertises" : "advertise") + " no " + r;
+      } else {
+        s += "no registered node " + std::string(r == "VRAM_MB" ? "advertises " : "offers ") + r;
+      }
+      Cause c;
+      if (r == "VRAM_MB") {
+        s += notices_by(f, cutoff);
+        c = make("vram_not_advertised", true, s);
+        set_policy(c, f, "advertisement");
+        c.detail["nodes"] = lacking;
+      } else {
+        c = make("resource_missing", true, s);
+      }
+      c.resource = r;
+      c.needed = need;
+      c.offered = largest;
+      out.push_back(std::move(c));
+    }
+  }
+  if (out.size() > before) return;
+  if (some_node_fits) {
+    out.push_back(make("waiting_for_room", true,
+                       "pending: a registered node could hold it but had no room left at " + seconds(cutoff)));
+  } else if (!a.unplaced.empty()) {
+    out.push_back(make("unplaceable", true, text((*a.unplaced.front())["reason"])));
+  }
+}
+
+std::vector<Cause> app_causes(const std::vector<TraceEvent>& events, const std::string& app, bool running,
+                              const RunFacts& f, std::string& state) {
+  const Attempt a = last_attempt(events, f.by_app.at(app));
+  state = a.state;
+  std::vector<Cause> blocking, notes;
+  sizing_notes(a, f, notes);
+  if (!running) {
+    if (a.cancelled) {
+      Cause c = make("deploy_cancelled", true,
+                     "deploy " + std::string(a.cancelled->kind == "deploy_ignored" ? "ignored" : "cancelled") + ": " +
+                         text((*a.cancelled)["reason"]));
+      blocking.push_back(std::move(c));
+    } else if (a.admission && !flag((*a.admission)["admitted"])) {
+      const TraceEvent& ad = *a.admission;
+      const double jobs = number(ad["worker_jobs"]), unregistered = number(ad["unregistered_jobs"]),
+                   max_workers = number(ad["max_workers"]);
+      Cause c;
+      if (unregistered > 0 && jobs >= max_workers && f.variant("admission") != "fixed") {
+        c = make("admission_counts_in_flight", true,
+                 "rejected at admission: worker_jobs=" + format_number(jobs) + " counted as used, though " +
+                     format_number(unregistered) + " of them had no registered node yet (capacity in flight)");
+      } else {
+        c = make("admission_insufficient", true,
+                 "rejected at admission: no registered node had room and worker_jobs=" + format_number(jobs) +
+                     " of max_workers=" + format_number(max_workers) + ": " + text(ad["message"]));
+      }
+      c.resource = "worker_jobs";
+      c.needed = jobs + 1;
+      c.offered = max_workers;
+      c.detail = {{"worker_jobs", jobs}, {"unregistered_jobs", unregistered}, {"max_workers", max_workers}};
+      set_policy(c, f, "admission");
+      blocking.push_back(std::move(c));
+    } else if (!a.admission) {
+      bool sizing_failed = false;
+      for (const auto& n : notes) sizing_failed = sizing_failed || n.code == "sizing_error";
+      if (!sizing_failed)
+        blocking.push_back(make("not_admitted", true,
+                                "waiting for admission: the deploy is queued or in introspection when the trace ends "
+                                "at " + seconds(events.back().t)));
+    } else {
+      SimTime cutoff = events.back().t;
+      if (a.stopped) {
+        cutoff = a.stopped->t;
+        blocking.push_back(make("stopped_before_running", true,
+                                "stopped at " + seconds(cutoff) + " (" + text((*a.stopped)["reason"]) +
+                                    ") before it reached RUNNING"));
+      }
+      pending_causes(events, a, f, cutoff, blocking);
+      if (blocking.empty())
+        blocking.push_back(make("not_running", true, "admitted, but never reached RUNNING (final state " + a.state + ")"));
+    }
+  }
+  // A sizing error blocks; keep it with the blocking causes.
+  for (auto& n : notes)
+    if (n.blocking) blocking.insert(blocking.begin(), n);
+  std::erase_if(notes, [](const Cause& c) { return c.blocking; });
+  blocking.insert(blocking.end(), notes.begin(), notes.end());
+  return blocking;
+}
+
+std::vector<Cause> run_findings(const std::vector<TraceEvent>& events, const RunFacts& f) {
+  std::vector<Cause> out;
+  const TraceEvent* plan = nullptr;
+  std::map<std::string, const TraceEvent*> ended;
+  for (const auto& e : events) {
+    if (e.kind == "shutdown_plan") plan = &e;
+    if (e.kind == "job_ended") ended[text(e["job"])] = &e;
+    if (e.kind == "device_vram_overbooked") {
+      Cause c = make("device_overbooked", false,
+                     "device " + format_number(number(e["device"])) + " of " + text(e["node"]) + " booked " +
+                         format_number(number(e["booked_mb"])) + " of " + format_number(number(e["total_mb"])) +
+                         " MB for " + text(e["app"]) + ": node-level VRAM_MB sums the node's GPUs");
+      c.resource = "VRAM_MB";
+      c.needed = number(e["booked_mb"]);
+      c.offered = number(e["total_mb"]);
+      c.detail = {{"node", text(e["node"])}, {"device", e["device"]}, {"app", text(e["app"])}};
+      set_policy(c, f, "advertisement");
+      out.push_back(std::move(c));
+    }
+    if (e.kind == "shutdown_done" && e["jobs_left"].is_array() && !e["jobs_left"].empty()) {
+      std::vector<std::string> jobs, fates;
+      for (const auto& j : e["jobs_left"]) jobs.push_back(text(j));
+      std::string why = "the shutdown plan did not cancel them";
+      if (plan && flag((*plan)["return_early"]))
+        why = "close_all returned early" + (text((*plan)["note"]).empty() ? "" : " (" + text((*plan)["note"]) + ")");
+      else if (plan && !flag((*plan)["cancel_remaining"]))
+        why = "close_all did not cancel the remaining jobs";
+      Cause c = make("jobs_left_after_shutdown", false,
+                     "shutdown at " + seconds(e.t) + " left job(s) " + join(jobs) + " behind: " + why);
+      c.resource = "worker_jobs";
+      c.needed = 0;
+      c.offered = static_cast<double>(jobs.size());
+      c.detail["jobs"] = jobs;
+      c.detail["at_us"] = e.t;
+      set_policy(c, f, "shutdown");
+      out.push_back(std::move(c));
+    }
+  }
+  // Fates of the jobs left behind, once the whole trace is read.
+  for (auto& c : out) {
+    if (c.code != "jobs_left_after_shutdown") continue;
+    std::vector<std::string> fates;
+    for (const auto& j : c.detail["jobs"]) {
+      const std::string job = text(j);
+      if (auto it = ended.find(job); it != ended.end())
+        fates.push_back("job " + job + " ended " + text((*it->second)["state"]) + " at " + seconds(it->second->t));
+      else
+        fates.push_back("job " + job + " still held when the trace ends");
+    }
+    c.sentence += "; " + join(fates);
+  }
+  return out;
+}
+
+Json cause_json(const Cause& c) {
+  Json j = {{"code", c.code}, {"blocking", c.blocking}};
+  j["resource"] = c.resource.empty() ? Json() : Json(c.resource);
+  j["needed"] = c.needed ? Json(*c.needed) : Json();
+  j["offered"] = c.offered ? Json(*c.offered) : Json();
+  j["policy"] = c.policy.empty() ? Json() : Json(c.policy);
+  j["variant"] = c.variant.empty() ? Json() : Json(c.variant);
+  j["detail"] = c.detail;
+  j["sentence"] = c.sentence;
+  return j;
+}
+
+}  // namespace
+
+Explanation explain_trace(const std::vector<TraceEvent>& events, const std::optional<std::string>& app) {
+  if (events.empty() || events.front().kind != "run_started")
+    throw ExplainError("line 1: expected a run_started event first, got " +
+                       (events.empty() ? std::string("an empty trace") : "'" + events.front().kind + "'"));
+  const RunFacts f = gather(events);
+  Explanation x;
+  const TraceEvent& start = events.front();
+  x.scenario = text(start["scenario"]);
+  x.mode = text(start["mode"]).empty() ? "simulation" : text(start["mode"]);
+  x.seed = start["seed"].is_number_unsigned() ? start["seed"].get<std::uint64_t>() : 0;
+  x.policies = f.policies.is_object() ? f.policies : Json::object();
+  x.end = events.back().t;
+  if (app && std::find(f.apps.begin(), f.apps.end(), *app) == f.apps.end())
+    throw ExplainError("no app '" + *app + "' is deployed in the trace" +
+                       (f.apps.empty() ? std::string() : "; apps: " + join(f.apps)));
+  std::vector<std::string> ids;
+  for (const auto& id : f.apps)
+    if (!app || id == *app) ids.push_back(id);
+  auto paths = critical_paths(events, ids);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const std::string& id = ids[i];
+    AppExplanation a;
+    a.app = id;
+    a.path = std::move(paths[i]);
+    a.causes = app_causes(events, id, a.path.has_value(), f, a.state);
+    x.apps.push_back(std::move(a));
+  }
+  if (!app) x.run = run_findings(events, f);
+  return x;
+}
+
+void print_explanation(const Explanation& x, std::ostream& out) {
+  out << "run " << x.scenario << " (" << x.mode << ", seed " << x.seed << ")  policies";
+  for (const auto& [m, v] : x.policies.items()) out << " " << m << "=" << text(v);
+  out << "\n";
+  for (const auto& a : x.apps) {
+    out << "\napp " << a.app << ": ";
+    if (a.path)
+      out << "reached RUNNING at " << seconds(a.path->running) << " (final state " << a.state << ")\n";
+    else
+      out << "never reached RUNNING (final state " << a.state << ")\n";
+    if (a.path) print_critical_path(*a.path, out);
+    for (const auto& c : a.causes)
+      out << "  " << (c.blocking ? "cause" : "note") << " [" << c.code << "]: " << c.sentence << "\n";
+  }
+  if (!x.run.empty()) {
+    out << "\nrun:\n";
+    for (const auto& c : x.run) out << "  note [" << c.code << "]: " << c.sentence << "\n";
+  }
+}
+
+Json explanation_json(const Explanation& x) {
+  Json apps = Json::array();
+  for (const auto& a : x.apps) {
+    Json path;
+    if (a.path) {
+      Json steps = Json::array();
+      for (const auto& s : a.path->steps)
+        steps.push_back({{"t_us", s.t}, {"kind", s.kind}, {"what", s.what}, {"waited", s.waited}});
+      path = {{"requested_us", a.path->requested}, {"running_us", a.path->running}, {"steps", steps}};
+    }
+    Json causes = Json::array();
+    for (const auto& c : a.causes) causes.push_back(cause_json(c));
+    apps.push_back({{"app", a.app},
+                    {"state", a.state},
+                    {"reached_running", a.path.has_value()},
+                    {"critical_path", path},
+                    {"causes", causes}});
+  }
+  Json run = Json::array();
+  for (const auto& c : x.run) run.push_back(cause_json(c));
+  return {{"scenario", x.scenario}, {"mode", x.mode}, {"seed", x.seed}, {"policies", x.policies},
+          {"end_us", x.end},        {"apps", apps},   {"run", run}};
+}
+
+}  // namespace vramsim

@@ -1,0 +1,25 @@
+# Runs `vramsim explain` on a trace and compares its stdout with a golden
+# file. VRAMSIM_UPDATE_GOLDEN=1 rewrites the golden file instead.
+#   -DVRAMSIM=<binary> -DTRACE=<jsonl> -DGOLDEN=<file> -DWORK=<dir> [-DARGS=<|-separated extra arguments>]
+file(MAKE_DIRECTORY ${WORK})
+get_filename_component(_name ${GOLDEN} NAME)
+set(_out ${WORK}/${_name})
+string(REPLACE "|" ";" ARGS "${ARGS}")
+execute_process(COMMAND ${VRAMSIM} explain ${TRACE} ${ARGS}
+  RESULT_VARIABLE _rc OUTPUT_FILE ${_out} ERROR_VARIABLE _err)
+if(NOT "${_rc}" STREQUAL "0")
+  message(FATAL_ERROR "exit status ${_rc}, expected 0\n${_err}")
+endif()
+if("$ENV{VRAMSIM_UPDATE_GOLDEN}" STREQUAL "1")
+  configure_file(${_out} ${GOLDEN} COPYONLY)
+  message(STATUS "updated ${GOLDEN}")
+  return()
+endif()
+if(NOT EXISTS ${GOLDEN})
+  message(FATAL_ERROR "missing golden file ${GOLDEN}; run with VRAMSIM_UPDATE_GOLDEN=1 to create it")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${_out} ${GOLDEN} RESULT_VARIABLE _diff)
+if(_diff)
+  execute_process(COMMAND diff -u ${GOLDEN} ${_out} OUTPUT_VARIABLE _d)
+  message(FATAL_ERROR "output differs from ${GOLDEN}:\n${_d}")
+endif()
