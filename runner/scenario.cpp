@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "engine/format.hpp"
+#include "models/gpu_models.hpp"
 #include "models/policy_set.hpp"
 #include "models/registry.hpp"
 
@@ -35,21 +36,17 @@ std::string ray_accelerator_type(const std::string& name) {
 }
 
 const std::map<std::string, GpuModelInfo>& gpu_catalogue() {
+  // The models a partition node may name; their figures come from the GPU
+  // model table (models/gpu_models.hpp).
   static const std::map<std::string, GpuModelInfo> c = [] {
-    const std::pair<const char*, std::pair<const char*, std::int64_t>> models[] = {
-        {"A100-SXM4-40GB", {"NVIDIA A100-SXM4-40GB", 40960}},
-        {"A100-SXM4-80GB", {"NVIDIA A100-SXM4-80GB", 81920}},
-        {"A10", {"NVIDIA A10", 23028}},
-        {"H100-SXM5-80GB", {"NVIDIA H100 80GB HBM3", 81559}},
-        {"H200", {"NVIDIA H200", 143771}},
-        {"L40S", {"NVIDIA L40S", 46068}},
-        {"RTX3090", {"NVIDIA GeForce RTX 3090", 24576}},
-        {"T4", {"Tesla T4", 15360}},
-        {"V100-SXM2-16GB", {"Tesla V100-SXM2-16GB", 16384}},
-        {"V100-SXM2-32GB", {"Tesla V100-SXM2-32GB", 32768}},
-    };
+    const char* names[] = {"A100-SXM4-40GB", "A100-SXM4-80GB", "A10", "H100-SXM5-80GB", "H200",
+                           "L40S", "RTX3090", "T4", "V100-SXM2-16GB", "V100-SXM2-32GB"};
     std::map<std::string, GpuModelInfo> out;
-    for (const auto& [key, v] : models) out[key] = GpuModelInfo{v.first, ray_accelerator_type(v.first), v.second};
+    for (const char* n : names) {
+      const GpuModel* m = find_gpu_model(n);
+      if (!m) throw std::logic_error(std::string("gpu_catalogue: ") + n + " missing from the GPU model table");
+      out[n] = GpuModelInfo{m->device_name, ray_accelerator_type(m->device_name), m->vram_mb};
+    }
     return out;
   }();
   return c;
