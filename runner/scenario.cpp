@@ -13,6 +13,7 @@
 #include "engine/format.hpp"
 #include "models/gpu_models.hpp"
 #include "models/policy_set.hpp"
+#include "runner/openb_scenario.hpp"
 #include "models/registry.hpp"
 
 namespace vramsim {
@@ -576,6 +577,11 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
   } else {
     s.slurm.nodes.push_back(PartitionNodeType{});
   }
+  if (const Json* wl = root.get("workload")) {
+    if (doc.contains("cluster") && doc["cluster"].is_object() && doc["cluster"].contains("partition"))
+      root.fail("$.cluster.partition", "expected none with a workload: the trace's node list is the partition");
+    apply_openb_workload(*wl, "$.workload", doc.contains("horizon"), s);
+  }
   std::int64_t nodes = 0, warm_hosts = 0;
   for (std::size_t i = 0; i < s.slurm.nodes.size(); ++i) {
     const auto& t = s.slurm.nodes[i];
@@ -602,6 +608,7 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
   }
 
   std::map<std::string, AppSpec> by_id;
+  for (const auto& a : s.apps) by_id[a.id] = a;  // a workload's apps
   std::vector<std::pair<SimTime, std::string>> deploy_times;
   if (const Json* apps = root.get("apps")) {
     if (!apps->is_array()) root.fail(root.at("apps"), "expected an array of apps");

@@ -135,6 +135,7 @@ struct Scenario {
   ControlConfig control;
   int initial_workers = 0;
   WorkerJobSize initial_worker_size;   // defaults unless given
+  std::vector<WorkerJobSize> warm_workers;  // more warm workers, one per size (a trace's nodes)
   std::vector<AppSpec> apps;
   std::vector<ScenarioAction> actions;  // sorted by time, stable
   std::vector<Expectation> expectations;

@@ -77,6 +77,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   for (int i = 0; i < sc.initial_workers; ++i) {
     w.backend.start_warm_worker(sc.initial_worker_size);
   }
+  for (const auto& z : sc.warm_workers) w.backend.start_warm_worker(z);
   w.control.start();
   driver.schedule(opt.status_at, opt.status_every, opt.status_csv_path);
 
