@@ -112,6 +112,7 @@ NodeId ClusterState::add_node(NodeSpec spec, SimTime now) {
   placed_on_.emplace_back();
   if (nodes_.back().alive()) alive_.push_back(i);
   unswept_.push_back(i);
+  ++membership_version_;
   reindex(i);
   capacity_grew();
   return nodes_.back().id;
@@ -124,6 +125,7 @@ std::vector<Demand> ClusterState::remove_node(const NodeId& id) {
   Node* n = &nodes_[i];
   if (n->life.state() == NodeState::Dead) return {};
   n->life.move(NodeState::Dead);
+  ++membership_version_;
   // Lost in id order, as a walk over all placements would find them.
   std::vector<DemandId> ids = std::move(placed_on_[i]);
   placed_on_[i].clear();
@@ -299,7 +301,17 @@ std::optional<Placement> ClusterState::find_fit(const ResourceSet& request) cons
   return std::nullopt;
 }
 
-void ClusterState::reindex(std::size_t i) { fit_.set(i, FitIndex::key_of(nodes_[i])); }
+void ClusterState::reindex(std::size_t i) {
+  fit_.set(i, FitIndex::key_of(nodes_[i]));
+  // Every capacity change passes here, so the idle count stays exact.
+  const Node& n = nodes_[i];
+  const bool idle = n.alive() && !n.spec.head && n.available == n.total();
+  if (idle_.size() <= i) idle_.resize(i + 1, 0);
+  if (idle != static_cast<bool>(idle_[i])) {
+    idle_[i] = idle;
+    idle ? ++idle_workers_ : --idle_workers_;
+  }
+}
 
 void ClusterState::capacity_grew() {
   // Room may have opened anywhere: every waiting shape may try again.

@@ -137,6 +137,10 @@ class ClusterState {
   std::vector<const Node*> alive_nodes() const;
   std::vector<Node*> alive_nodes_mut();
   std::size_t alive_count() const { return alive_.size(); }
+  // Alive nodes other than the head with nothing booked; O(1).
+  std::size_t idle_workers() const { return idle_workers_; }
+  // Changes whenever a node joins or leaves (a cache key).
+  std::uint64_t membership_version() const { return membership_version_; }
 
   // Demand ----------------------------------------------------------------
   DemandId submit(DemandKind kind, std::string owner, std::string label, ResourceSet request,
@@ -196,6 +200,9 @@ class ClusterState {
   std::unordered_map<NodeId, std::size_t> index_;
   std::unordered_map<std::string, std::vector<std::size_t>> by_job_;  // job -> nodes that ran it
   std::vector<std::size_t> alive_;  // indices of alive nodes, registration order
+  std::vector<char> idle_;          // per node: counted in idle_workers_
+  std::size_t idle_workers_ = 0;
+  std::uint64_t membership_version_ = 0;
   FitIndex fit_;
   std::unordered_map<DemandId, DemandRec> demands_;
   std::array<PendingQueue, 3> pending_;  // by kind, oldest first

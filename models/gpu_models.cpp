@@ -13,7 +13,7 @@ namespace {
 std::vector<GpuModel> build_table() {
   std::vector<GpuModel> t = {
       {"A10", "NVIDIA A10", 23028, 125.0, false},
-      {"A10G", "NVIDIA A10G", 23028, 70.0, false},
+      {"A10G", "NVIDIA A10G", 23028, 70.0, true},  // no datasheet: docs/gpu-models.md
       {"A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB", 40960, 312.0, false},
       {"A100-SXM4-80GB", "NVIDIA A100-SXM4-80GB", 81920, 312.0, false},
       {"A800-SXM4-80GB", "NVIDIA A800-SXM4-80GB", 81920, 312.0, false},

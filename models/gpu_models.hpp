@@ -18,7 +18,7 @@ struct GpuModel {
   std::string device_name;   // nvidia-smi name ("NVIDIA A100-SXM4-80GB")
   std::int64_t vram_mb = 0;  // nvidia-smi memory.total where known, else nominal GB x 1024
   double fp16_tflops = 0;    // dense fp16 (tensor cores where present, no sparsity)
-  bool assumed = false;      // figures are an assumption (undisclosed model)
+  bool assumed = false;      // figures are an assumption, not a datasheet's
 };
 
 // Every built-in model, sorted by name.

@@ -74,10 +74,12 @@ Duration scaled(std::int64_t seconds, double scale) {
 
 OpenbImport apply_openb_workload(const Json& w, const std::string& path, bool horizon_given, Scenario& s) {
   if (!w.is_object()) fail(s, path, "expected an object");
-  static const std::set<std::string> known = {"source", "nodes", "pods", "limit", "time_scale", "gpu_models"};
+  static const std::set<std::string> known = {"source", "nodes", "pods", "limit", "time_scale", "gpu_models",
+                                             "samples", "replay", "interval"};
   for (auto it = w.begin(); it != w.end(); ++it)
     if (!known.count(it.key()))
-      fail(s, path + "." + it.key(), "unknown field (expected one of: source, nodes, pods, limit, time_scale, gpu_models)");
+      fail(s, path + "." + it.key(), "unknown field (expected one of: source, nodes, pods, limit, time_scale, gpu_models, samples, replay, "
+           "interval)");
   if (text_field(s, w, path, "source") != "openb") fail(s, path + ".source", "expected \"openb\"");
   const std::string nodes_path = resolve(s, text_field(s, w, path, "nodes"));
   const std::string pods_path = resolve(s, text_field(s, w, path, "pods"));
@@ -89,6 +91,31 @@ OpenbImport apply_openb_workload(const Json& w, const std::string& path, bool ho
     limit = static_cast<std::size_t>(v.get<std::int64_t>());
   }
   const double scale = w.contains("time_scale") ? number_field(s, w.at("time_scale"), path + ".time_scale", 0, 1, true) : 1.0;
+  // trace: deploy at creation, delete at deletion. arrivals: the FGD
+  // paper's replay, pods in creation order one per interval, never deleted.
+  const std::string replay = w.contains("replay") ? text_field(s, w, path, "replay") : "trace";
+  if (replay != "trace" && replay != "arrivals")
+    fail(s, path + ".replay", "expected \"trace\" or \"arrivals\", got \"" + replay + "\"");
+  Duration interval = kSecond;
+  if (w.contains("interval")) {
+    if (replay != "arrivals") fail(s, path + ".interval", "applies only with \"replay\": \"arrivals\"");
+    const Json& v = w.at("interval");
+    std::optional<Duration> d;
+    if (v.is_string()) d = parse_duration(v.get<std::string>());
+    else if (v.is_number() && v.get<double>() >= 0 && v.get<double>() <= 86400) d = seconds(v.get<double>());
+    if (!d || *d <= 0 || *d > kHour)
+      fail(s, path + ".interval", "expected a duration in (0, 1h], got " + v.dump());
+    interval = *d;
+  }
+  if (replay == "arrivals" && w.contains("time_scale"))
+    fail(s, path + ".time_scale", "applies only with \"replay\": \"trace\"");
+  s.utilisation_samples = 100;
+  if (w.contains("samples")) {
+    const Json& v = w.at("samples");
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > 10000)
+      fail(s, path + ".samples", "expected an integer in [0, 10000]");
+    s.utilisation_samples = static_cast<int>(v.get<std::int64_t>());
+  }
   GpuModelSet models;
   if (w.contains("gpu_models")) apply_overrides(s, w.at("gpu_models"), path + ".gpu_models", models);
 
@@ -151,7 +178,11 @@ OpenbImport apply_openb_workload(const Json& w, const std::string& path, bool ho
   s.control.autoscaler.max_workers = std::max(s.control.autoscaler.max_workers, static_cast<int>(nodes.size()));
   im.share_vram_mb = min_vram;
 
+  if (replay == "arrivals")
+    std::stable_sort(pods.begin(), pods.end(),
+                     [](const OpenbPod& a, const OpenbPod& b) { return a.creation_time < b.creation_time; });
   SimTime last = 0;
+  std::size_t arrived = 0;
   for (const auto& p : pods) {
     AppSpec a;
     a.id = p.name;
@@ -181,21 +212,27 @@ OpenbImport apply_openb_workload(const Json& w, const std::string& path, bool ho
     deploy.kind = "deploy";
     deploy.app = a.id;
     deploy.json_path = pods_path + ":" + std::to_string(p.line);
-    ScenarioAction del = deploy;
-    del.at = scaled(p.deletion_time, scale);
-    del.kind = "delete";
-    last = std::max(last, del.at);
-    s.actions.push_back(deploy);
-    s.actions.push_back(del);
+    if (replay == "arrivals") {
+      deploy.at = static_cast<Duration>(++arrived) * interval;
+      last = std::max(last, deploy.at);
+      s.actions.push_back(deploy);
+    } else {
+      ScenarioAction del = deploy;
+      del.at = scaled(p.deletion_time, scale);
+      del.kind = "delete";
+      last = std::max(last, del.at);
+      s.actions.push_back(deploy);
+      s.actions.push_back(del);
+    }
     s.apps.push_back(std::move(a));
     ++im.pods;
   }
   if (!horizon_given) {
     s.horizon = last + kMinute;
     if (s.horizon > limits::kMaxHorizon)
-      fail(s, path + ".time_scale",
-           "the pods span " + format_duration(last) + " at this time_scale; the horizon is at most " +
-               format_duration(limits::kMaxHorizon) + " (lower time_scale, set a limit, or set $.horizon)");
+      fail(s, path + (replay == "trace" ? ".time_scale" : ".interval"),
+           "the pods span " + format_duration(last) + "; the horizon is at most " +
+               format_duration(limits::kMaxHorizon) + " (lower time_scale or interval, set a limit, or set $.horizon)");
   }
   return im;
 }

@@ -252,7 +252,9 @@ const std::vector<std::string> kAppStates = {"NOT_STARTED", "DEPLOYING", "RUNNIN
                                               "UNHEALTHY", "DELETING", "DELETED"};
 const std::vector<std::string> kMetrics = {"jobs_submitted", "jobs_cancelled", "jobs_left", "jobs_timeout",
                                            "orphaned_job_seconds", "scale_ups", "scale_downs",
-                                           "device_overbookings", "sbatch_refusals", "pending_forever"};
+                                           "device_overbookings", "sbatch_refusals", "pending_forever",
+                                           "gpu_fragmentation", "gpu_fragmentation_share", "gpu_allocation",
+                                           "vram_utilisation"};
 const std::vector<std::string> kInvariants = {"max_worker_jobs", "device_vram_within_total",
                                               "no_jobs_after_shutdown"};
 

@@ -61,9 +61,7 @@ class RunWatcher final : public TraceSink {
   void write(const TraceEvent& ev) override {
     idle_node_seconds_ += to_seconds(ev.t - last_t_) * static_cast<double>(idle_nodes_);
     last_t_ = ev.t;
-    idle_nodes_ = 0;
-    for (const Node* n : w_.cluster.alive_nodes())
-      if (!n->spec.head && n->available == n->total()) ++idle_nodes_;
+    idle_nodes_ = w_.cluster.idle_workers();
     if (ev.kind == "shutdown_done") shutdown_done_ = true;
     for (auto& c : checks_) check(c, ev);
   }
@@ -250,7 +248,9 @@ ExpectationResult check_metric(const Expectation& e, const RunMetrics& m) {
       {"jobs_submitted", m.jobs_submitted}, {"jobs_cancelled", m.jobs_cancelled}, {"jobs_left", m.jobs_left},
       {"jobs_timeout", m.jobs_timeout}, {"orphaned_job_seconds", m.orphaned_job_seconds},
       {"scale_ups", m.scale_ups}, {"scale_downs", m.scale_downs}, {"device_overbookings", m.device_overbookings},
-      {"sbatch_refusals", m.sbatch_refusals}, {"pending_forever", static_cast<double>(m.pending_forever)}};
+      {"sbatch_refusals", m.sbatch_refusals}, {"pending_forever", static_cast<double>(m.pending_forever)},
+      {"gpu_fragmentation", m.gpu_fragmentation}, {"gpu_fragmentation_share", m.gpu_fragmentation_share},
+      {"gpu_allocation", m.gpu_allocation}, {"vram_utilisation", m.vram_utilisation}};
   const double v = values.at(e.metric);
   r.description = "metric " + e.metric;
   r.held = true;
@@ -360,6 +360,12 @@ Json ScenarioDriver::take_status(const std::string& source, const Json& expect, 
 
 void ScenarioDriver::schedule(const std::vector<Duration>& status_at, std::optional<Duration> status_every,
                               const std::string& csv_path) {
+  // GPU use samples, evenly spaced over the horizon (the middle of each slice).
+  for (int i = 0; i < sc_.utilisation_samples; ++i) {
+    const SimTime t = static_cast<SimTime>((static_cast<double>(i) + 0.5) / sc_.utilisation_samples *
+                                           static_cast<double>(sc_.horizon));
+    w_.exec.at(t, [this] { sampler_.sample(w_.cluster); });
+  }
   // Status-line expectations look at a status taken at their time.
   for (const auto& ex : sc_.expectations) {
     if (ex.kind != Expectation::Kind::StatusLine) continue;
@@ -445,6 +451,20 @@ void ScenarioDriver::finish(SimTime end, std::uint64_t events, const Json& end_f
   m.pending_forever = static_cast<std::size_t>(
       std::count_if(result_.unplaced.begin(), result_.unplaced.end(), [](const auto& u) { return u.forever; }));
   m.idle_node_seconds = watcher_->idle_node_seconds();
+  if (sc_.utilisation_samples > 0) {
+    // The workload's task mix: every sized app's replica request, by replicas.
+    std::vector<TaskShape> tasks;
+    for (const auto& [id, app] : w_.control.apps())
+      if (app.sizing.ok() && !app.replica_request.empty())
+        tasks.push_back(TaskShape{app.replica_request.get_amount(kCPUId), app.replica_request.get_amount(kGPUId),
+                                  static_cast<double>(app.spec.replicas)});
+    const auto u = sampler_.evaluate(tasks);
+    m.utilisation_samples = u.samples;
+    m.gpu_fragmentation = u.gpu_fragmentation;
+    m.gpu_fragmentation_share = u.gpu_fragmentation_share;
+    m.gpu_allocation = u.gpu_allocation;
+    m.vram_utilisation = u.vram_utilisation;
+  }
   world_metrics(m);
 
   // One pass over the trace: each app's first deploy request and first RUNNING.

@@ -122,6 +122,12 @@ void print_summary(const RunResult& r, std::ostream& out) {
   else
     out << "no shutdown: " << m.jobs_left << " job(s) still queued or running at " << format_seconds(m.end_time)
         << " s\n";
+  if (m.utilisation_samples > 0)
+    out << "GPU use (mean of " << m.utilisation_samples << " samples): allocated "
+        << format_number(std::round(m.gpu_allocation * 1000) / 10) << "%, VRAM booked "
+        << format_number(std::round(m.vram_utilisation * 1000) / 10) << "%, fragmentation "
+        << format_number(std::round(m.gpu_fragmentation * 10) / 10) << " GPUs ("
+        << format_number(std::round(m.gpu_fragmentation_share * 1000) / 10) << "% of the GPUs)\n";
   if (m.sbatch_refusals > 0)
     out << "sbatch refused " << m.sbatch_refusals << " submission(s): " << m.sbatch_error << "\n";
   for (const auto& u : r.unplaced) out << "unplaced " << u.label << " " << u.request.dump() << ": " << u.reason << "\n";

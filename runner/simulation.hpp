@@ -51,6 +51,13 @@ struct RunMetrics {
   SimTime end_time = 0;
   bool shut_down = false;            // jobs_left counts after shutdown, else at the end
   std::uint64_t events = 0;
+  // GPU use, averaged over Scenario::utilisation_samples evenly spaced
+  // samples (a workload's scenarios take them; else all 0).
+  std::size_t utilisation_samples = 0;
+  double gpu_fragmentation = 0;        // unallocatable GPUs (FGD), runner/fragmentation.hpp
+  double gpu_fragmentation_share = 0;  // the same over the cluster's GPUs
+  double gpu_allocation = 0;           // share of GPU capacity booked
+  double vram_utilisation = 0;         // VRAM booked / VRAM total
 };
 
 // A replica or task still pending when the run ended.

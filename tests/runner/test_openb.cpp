@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
 
 #include "runner/openb_scenario.hpp"
@@ -165,4 +166,133 @@ TEST(OpenbImport, HeaderMustMatch) {
   } catch (const OpenbError& e) {
     EXPECT_EQ(std::string(e.what()), "/nonexistent/pods.csv: file: cannot open the file for reading");
   }
+}
+
+namespace {
+
+// The bundled small openb scenario's folder.
+std::string openb_dir() { return std::string(VRAMSIM_SOURCE_DIR) + "/tests/scenarios/openb"; }
+
+Scenario openb_scenario(const std::string& workload_extra, const std::string& top_extra = "") {
+  const std::string text = R"({"cluster": {"mode": "static"}, )" + top_extra +
+                           R"("workload": {"source": "openb", "nodes": "nodes.csv", "pods": "pods.csv")" +
+                           workload_extra + "}}";
+  return parse_scenario_text(text, openb_dir() + "/case.json");
+}
+
+ScenarioError openb_scenario_error(const std::string& workload_extra, const std::string& top_extra = "") {
+  try {
+    openb_scenario(workload_extra, top_extra);
+  } catch (const ScenarioError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no error for " << workload_extra << " " << top_extra;
+  return ScenarioError("", "", "");
+}
+
+}  // namespace
+
+TEST(OpenbScenario, NodesBecomePartitionNodesWithWholeNodeWarmWorkers) {
+  const Scenario s = openb_scenario("");
+  ASSERT_EQ(s.slurm.nodes.size(), 2u);
+  const auto& t4 = s.slurm.nodes[0];
+  EXPECT_EQ(t4.count, 1);
+  EXPECT_EQ(t4.cpus, 8);
+  EXPECT_EQ(t4.memory_gb, 64);
+  EXPECT_EQ(t4.gpus, 2);
+  EXPECT_EQ(t4.gpu_model, "Tesla T4");
+  EXPECT_EQ(t4.accelerator_type, "T4");
+  EXPECT_EQ(t4.gpu_memory_mb, 15360);
+  EXPECT_EQ(s.slurm.nodes[1].gpu_memory_mb, 32768);
+  ASSERT_EQ(s.warm_workers.size(), 2u);
+  EXPECT_EQ(s.warm_workers[0].gpus, 2);
+  EXPECT_EQ(s.warm_workers[0].cpus, 8);
+  EXPECT_EQ(s.warm_workers[0].mem_per_cpu_gb, 8);
+  EXPECT_EQ(s.warm_workers[1].cpus, 16);
+  EXPECT_EQ(s.utilisation_samples, 100);
+}
+
+TEST(OpenbScenario, PodsBecomeAppsDeployedAndDeletedAtTheirTimes) {
+  const Scenario s = openb_scenario(R"(, "time_scale": 0.5)");
+  ASSERT_EQ(s.apps.size(), 6u);
+  const AppSpec& share = s.apps[0];
+  EXPECT_EQ(share.id, "p-0");
+  EXPECT_EQ(share.replicas, 1);
+  EXPECT_DOUBLE_EQ(share.cpus, 2.0);
+  EXPECT_EQ(share.memory_bytes, 4096LL << 20);
+  EXPECT_EQ(share.gpu_memory_mb, 7680);  // 500 milli of the smallest GPU (T4, 15360 MB)
+  const AppSpec& multi = s.apps[2];     // 2 GPUs, 1 CPU, 2048 MiB
+  EXPECT_EQ(multi.replicas, 2);
+  EXPECT_EQ(multi.gpu_memory_mb, -1);
+  EXPECT_DOUBLE_EQ(multi.cpus, 0.5);
+  EXPECT_EQ(multi.memory_bytes, 1024LL << 20);
+  EXPECT_FALSE(s.apps[3].gpu_memory_mb.has_value());  // CPU only
+  // p-0: created at 10 s, deleted at 1000 s of the trace, halved.
+  ASSERT_GE(s.actions.size(), 2u);
+  EXPECT_EQ(s.actions[0].kind, "deploy");
+  EXPECT_EQ(s.actions[0].app, "p-0");
+  EXPECT_EQ(s.actions[0].at, 5 * kSecond);
+  auto del = std::find_if(s.actions.begin(), s.actions.end(),
+                          [](const ScenarioAction& a) { return a.kind == "delete" && a.app == "p-0"; });
+  ASSERT_NE(del, s.actions.end());
+  EXPECT_EQ(del->at, 500 * kSecond);
+  EXPECT_EQ(s.horizon, 500 * kSecond + kMinute);  // the last deletion plus a minute
+  for (std::size_t i = 1; i < s.actions.size(); ++i) EXPECT_LE(s.actions[i - 1].at, s.actions[i].at);
+}
+
+TEST(OpenbScenario, ArrivalsDeployInCreationOrderAndNeverDelete) {
+  const Scenario s = openb_scenario(R"(, "replay": "arrivals", "interval": "2s", "limit": 3)");
+  ASSERT_EQ(s.actions.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(s.actions[i].kind, "deploy");
+    EXPECT_EQ(s.actions[i].at, static_cast<Duration>(i + 1) * 2 * kSecond);
+  }
+  EXPECT_EQ(s.actions[0].app, "p-0");
+  EXPECT_EQ(s.actions[2].app, "p-2");
+}
+
+TEST(OpenbScenario, OverridesChangeTheModelFigures) {
+  const Scenario s = openb_scenario(R"(, "gpu_models": {"T4": {"vram_mb": 16000}})");
+  EXPECT_EQ(s.slurm.nodes[0].gpu_memory_mb, 16000);
+  EXPECT_EQ(s.apps[0].gpu_memory_mb, 8000);  // the share of the new smallest GPU
+}
+
+TEST(OpenbScenario, BadFieldsNameTheirPath) {
+  auto e = openb_scenario_error(R"(, "time_scale": 0)");
+  EXPECT_EQ(e.path(), "$.workload.time_scale");
+  EXPECT_EQ(e.problem(), "expected a number in (0, 1], got 0");
+  e = openb_scenario_error(R"(, "replay": "fast")");
+  EXPECT_EQ(e.path(), "$.workload.replay");
+  e = openb_scenario_error(R"(, "interval": "1s")");
+  EXPECT_EQ(e.problem(), "applies only with \"replay\": \"arrivals\"");
+  e = openb_scenario_error(R"(, "gpu_models": {"X9": {"vram_mb": 10}})");
+  EXPECT_EQ(e.path(), "$.workload.gpu_models.X9");
+  e = openb_scenario_error(R"(, "gpu_models": {"T4": {"vram_gb": 10}})");
+  EXPECT_EQ(e.path(), "$.workload.gpu_models.T4.vram_gb");
+  e = openb_scenario_error(R"(, "speed": 1)");
+  EXPECT_EQ(e.path(), "$.workload.speed");
+  try {
+    parse_scenario_text(R"({"cluster": {"mode": "static", "partition": [{"count": 1}]},
+                           "workload": {"source": "openb", "nodes": "nodes.csv", "pods": "pods.csv"}})",
+                        openb_dir() + "/case.json");
+    ADD_FAILURE() << "no error for a partition beside a workload";
+  } catch (const ScenarioError& err) {
+    EXPECT_EQ(err.path(), "$.cluster.partition");
+  }
+  // A missing trace file is named, not the scenario.
+  try {
+    parse_scenario_text(R"({"cluster": {"mode": "static"}, "workload": {"source": "openb", "nodes": "nodes.csv",
+                           "pods": "absent.csv"}})",
+                        openb_dir() + "/case.json");
+    ADD_FAILURE() << "no error for a missing pod list";
+  } catch (const ScenarioError& err) {
+    EXPECT_EQ(err.file(), openb_dir() + "/absent.csv");
+    EXPECT_EQ(err.problem(), "cannot open the file for reading");
+  }
+}
+
+TEST(OpenbScenario, AppIdsMustNotCollideWithPods) {
+  const auto e = openb_scenario_error("", R"("apps": [{"id": "p-1"}], )");
+  EXPECT_EQ(e.path(), "$.apps[0].id");
+  EXPECT_EQ(e.problem(), "duplicate app id 'p-1'");
 }
