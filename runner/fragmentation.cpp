@@ -4,6 +4,12 @@
 
 namespace vramsim {
 
+std::size_t NodeFreeHash::operator()(const NodeFree& n) const {
+  std::size_t h = std::hash<Amount>()(n.cpus);
+  for (Amount f : n.gpu_free) h = h * 1000003u ^ std::hash<Amount>()(f);
+  return h;
+}
+
 Amount unallocatable_gpu(const NodeFree& n, const TaskShape& t) {
   Amount idle = 0;
   for (Amount f : n.gpu_free) idle += f;

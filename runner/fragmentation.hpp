@@ -6,6 +6,7 @@
 // case by case, is in docs/workloads-openb.md.
 #include <cstdint>
 #include <map>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/cluster_state.hpp"
@@ -24,9 +25,10 @@ struct TaskShape {
 struct NodeFree {
   Amount cpus = 0;
   std::vector<Amount> gpu_free;  // per device, in [0, kAmountScale]
-  bool operator<(const NodeFree& o) const {
-    return cpus != o.cpus ? cpus < o.cpus : gpu_free < o.gpu_free;
-  }
+  bool operator==(const NodeFree& o) const = default;
+};
+struct NodeFreeHash {
+  std::size_t operator()(const NodeFree& n) const;
 };
 
 // GPUs (in kAmountScale units) of `n` that task `t` cannot use.
@@ -56,7 +58,7 @@ class UtilisationSampler {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> states;  // state index, node count
     double gpus = 0, booked_gpus = 0, vram_total = 0, vram_booked = 0;
   };
-  std::map<NodeFree, std::uint32_t> state_index_;  // distinct node states seen
+  std::unordered_map<NodeFree, std::uint32_t, NodeFreeHash> state_index_;  // distinct node states seen
   std::vector<const NodeFree*> states_;
   std::vector<Sample> samples_;
 };
