@@ -80,6 +80,7 @@ void ControlPlane::introspection_placed(const std::string& id, DemandId task) {
 }
 
 ClusterGpuView ControlPlane::gpu_view() const {
+  if (gpu_view_cache_ && gpu_view_cache_->first == cluster_.membership_version()) return gpu_view_cache_->second;
   ClusterGpuView v;
   v.elastic = cfg_.slurm_mode;
   for (const Node* n : cluster_.alive_nodes()) {
@@ -87,6 +88,7 @@ ClusterGpuView ControlPlane::gpu_view() const {
     for (const auto& d : n->devices())
       if (!v.min_gpu_total_mb || d.total_vram_mb < *v.min_gpu_total_mb) v.min_gpu_total_mb = d.total_vram_mb;
   }
+  gpu_view_cache_.emplace(cluster_.membership_version(), v);
   return v;
 }
 
@@ -95,6 +97,7 @@ AdmissionSnapshot ControlPlane::admission_snapshot() const {
   s.slurm_mode = cfg_.slurm_mode;
   s.max_workers = cfg_.autoscaler.max_workers;
   s.defaults = cfg_.autoscaler.defaults;
+  s.nodes.reserve(cluster_.alive_count());
   for (const Node* n : cluster_.alive_nodes())
     s.nodes.push_back(NodeHeadroom{n->id, n->spec.head, n->available.get(kCPU), n->available.get(kGPU),
                                    n->available.get(kMemory)});

@@ -106,6 +106,8 @@ class ControlPlane final : public BackendListener {
   void check_deploy(const std::string& app_id);
   void introspection_placed(const std::string& app_id, DemandId task);
   ClusterGpuView gpu_view() const;
+  // gpu_view() reads only what nodes joining or leaving change.
+  mutable std::optional<std::pair<std::uint64_t, ClusterGpuView>> gpu_view_cache_;
   AdmissionSnapshot admission_snapshot() const;
   void place_pending();
   void replica_placed(AppRecord& app, ReplicaRecord& r, const Placement& p);

@@ -116,6 +116,7 @@ NodeId ClusterState::add_node(NodeSpec spec, SimTime now) {
   usage_dirty_.push_back(0);
   usage_changed(i);
   unswept_.push_back(i);
+  ++membership_version_;
   reindex(i);
   capacity_grew();
   return nodes_.back().id;
@@ -135,6 +136,7 @@ std::vector<Demand> ClusterState::remove_node(const NodeId& id) {
   }
   usage_changed(i);
   n->life.move(NodeState::Dead);
+  ++membership_version_;
   // Lost in id order, as a walk over all placements would find them.
   std::vector<DemandId> ids = std::move(placed_on_[i]);
   placed_on_[i].clear();

@@ -150,6 +150,8 @@ class ClusterState {
   // the previous call, in the order first changed: what the workers monitor
   // reads to update its status history (one reader).
   std::vector<const Node*> take_usage_changes();
+  // Changes whenever a node joins or leaves (a cache key).
+  std::uint64_t membership_version() const { return membership_version_; }
 
   // Demand ----------------------------------------------------------------
   DemandId submit(DemandKind kind, std::string owner, std::string label, ResourceSet request,
@@ -223,6 +225,7 @@ class ClusterState {
     usage_dirty_[i] = 1;
     usage_changed_.push_back(i);
   }
+  std::uint64_t membership_version_ = 0;
   FitIndex fit_;
   std::unordered_map<DemandId, DemandRec> demands_;
   std::array<PendingQueue, 3> pending_;  // by kind, oldest first

@@ -2,6 +2,7 @@
 // Admission: the deploy-time resource check (reference-semantics section 4).
 // Pure function of a snapshot taken under the deploy lock.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/worker_defaults.hpp"
@@ -9,7 +10,9 @@
 namespace vramsim {
 
 struct NodeHeadroom {
-  std::string node_id;
+  // The node's id, valid while the cluster is unchanged: a snapshot is read
+  // at once, and copying every id made admission O(nodes) allocations.
+  std::string_view node_id;
   bool head = false;
   double free_cpu = 0, free_gpu = 0, free_memory = 0;  // memory in bytes
 };

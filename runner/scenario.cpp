@@ -14,7 +14,9 @@
 #include "engine/format.hpp"
 #include "runner/background.hpp"
 #include "workload/swf.hpp"
+#include "models/gpu_models.hpp"
 #include "models/policy_set.hpp"
+#include "runner/openb_scenario.hpp"
 #include "models/registry.hpp"
 
 namespace vramsim {
@@ -38,21 +40,17 @@ std::string ray_accelerator_type(const std::string& name) {
 }
 
 const std::map<std::string, GpuModelInfo>& gpu_catalogue() {
+  // The models a partition node may name; their figures come from the GPU
+  // model table (models/gpu_models.hpp).
   static const std::map<std::string, GpuModelInfo> c = [] {
-    const std::pair<const char*, std::pair<const char*, std::int64_t>> models[] = {
-        {"A100-SXM4-40GB", {"NVIDIA A100-SXM4-40GB", 40960}},
-        {"A100-SXM4-80GB", {"NVIDIA A100-SXM4-80GB", 81920}},
-        {"A10", {"NVIDIA A10", 23028}},
-        {"H100-SXM5-80GB", {"NVIDIA H100 80GB HBM3", 81559}},
-        {"H200", {"NVIDIA H200", 143771}},
-        {"L40S", {"NVIDIA L40S", 46068}},
-        {"RTX3090", {"NVIDIA GeForce RTX 3090", 24576}},
-        {"T4", {"Tesla T4", 15360}},
-        {"V100-SXM2-16GB", {"Tesla V100-SXM2-16GB", 16384}},
-        {"V100-SXM2-32GB", {"Tesla V100-SXM2-32GB", 32768}},
-    };
+    const char* names[] = {"A100-SXM4-40GB", "A100-SXM4-80GB", "A10", "H100-SXM5-80GB", "H200",
+                           "L40S", "RTX3090", "T4", "V100-SXM2-16GB", "V100-SXM2-32GB"};
     std::map<std::string, GpuModelInfo> out;
-    for (const auto& [key, v] : models) out[key] = GpuModelInfo{v.first, ray_accelerator_type(v.first), v.second};
+    for (const char* n : names) {
+      const GpuModel* m = find_gpu_model(n);
+      if (!m) throw std::logic_error(std::string("gpu_catalogue: ") + n + " missing from the GPU model table");
+      out[n] = GpuModelInfo{m->device_name, ray_accelerator_type(m->device_name), m->vram_mb};
+    }
     return out;
   }();
   return c;
@@ -284,7 +282,9 @@ const std::vector<std::string> kAppStates = {"NOT_STARTED", "DEPLOYING", "RUNNIN
                                               "UNHEALTHY", "DELETING", "DELETED"};
 const std::vector<std::string> kMetrics = {"jobs_submitted", "jobs_cancelled", "jobs_left", "jobs_timeout",
                                            "orphaned_job_seconds", "scale_ups", "scale_downs",
-                                           "device_overbookings", "sbatch_refusals", "pending_forever"};
+                                           "device_overbookings", "sbatch_refusals", "pending_forever",
+                                           "gpu_fragmentation", "gpu_fragmentation_share", "gpu_allocation",
+                                           "sampled_vram_utilisation"};
 const std::vector<std::string> kInvariants = {"max_worker_jobs", "device_vram_within_total",
                                               "no_jobs_after_shutdown"};
 
@@ -651,6 +651,11 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
   } else {
     s.slurm.nodes.push_back(PartitionNodeType{});
   }
+  if (const Json* wl = root.get("workload")) {
+    if (doc.contains("cluster") && doc["cluster"].is_object() && doc["cluster"].contains("partition"))
+      root.fail("$.cluster.partition", "expected none with a workload: the trace's node list is the partition");
+    apply_openb_workload(*wl, "$.workload", doc.contains("horizon"), s);
+  }
   std::int64_t nodes = 0, warm_hosts = 0;
   for (std::size_t i = 0; i < s.slurm.nodes.size(); ++i) {
     const auto& t = s.slurm.nodes[i];
@@ -677,6 +682,7 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
   }
 
   std::map<std::string, AppSpec> by_id;
+  for (const auto& a : s.apps) by_id[a.id] = a;  // a workload's apps
   std::vector<std::pair<SimTime, std::string>> deploy_times;
   if (const Json* apps = root.get("apps")) {
     if (!apps->is_array()) root.fail(root.at("apps"), "expected an array of apps");

@@ -138,6 +138,8 @@ struct Scenario {
   int initial_workers = 0;
   std::size_t background_skipped = 0;  // trace jobs left out of the background load
   WorkerJobSize initial_worker_size;   // defaults unless given
+  std::vector<WorkerJobSize> warm_workers;  // more warm workers, one per size (a trace's nodes)
+  int utilisation_samples = 0;  // GPU use samples over the horizon (RunMetrics)
   std::vector<AppSpec> apps;
   std::vector<ScenarioAction> actions;  // sorted by time, stable
   std::vector<Expectation> expectations;

@@ -274,7 +274,9 @@ ExpectationResult check_metric(const Expectation& e, const RunMetrics& m) {
       {"jobs_submitted", m.jobs_submitted}, {"jobs_cancelled", m.jobs_cancelled}, {"jobs_left", m.jobs_left},
       {"jobs_timeout", m.jobs_timeout}, {"orphaned_job_seconds", m.orphaned_job_seconds},
       {"scale_ups", m.scale_ups}, {"scale_downs", m.scale_downs}, {"device_overbookings", m.device_overbookings},
-      {"sbatch_refusals", m.sbatch_refusals}, {"pending_forever", static_cast<double>(m.pending_forever)}};
+      {"sbatch_refusals", m.sbatch_refusals}, {"pending_forever", static_cast<double>(m.pending_forever)},
+      {"gpu_fragmentation", m.gpu_fragmentation}, {"gpu_fragmentation_share", m.gpu_fragmentation_share},
+      {"gpu_allocation", m.gpu_allocation}, {"sampled_vram_utilisation", m.sampled_vram_utilisation}};
   const double v = values.at(e.metric);
   r.description = "metric " + e.metric;
   r.held = true;
@@ -405,6 +407,12 @@ void RunMetrics::for_each(const std::function<void(const char*, std::optional<do
   f("vram_utilisation", vram_utilisation);
   f("queue_wait_mean_s", queue_wait_mean_s);
   f("queue_wait_p95_s", queue_wait_p95_s);
+  // Sampled means, with a workload's utilisation samples (docs/workloads-openb.md).
+  const auto sampled = [this](double v) { return utilisation_samples > 0 ? std::optional<double>(v) : std::nullopt; };
+  f("gpu_allocation", sampled(gpu_allocation));
+  f("sampled_vram_utilisation", sampled(sampled_vram_utilisation));
+  f("gpu_fragmentation", sampled(gpu_fragmentation));
+  f("gpu_fragmentation_share", sampled(gpu_fragmentation_share));
   // Empty without a background load.
   const auto bg = [this](double v) { return background_jobs > 0 ? std::optional<double>(v) : std::nullopt; };
   f("background_jobs", bg(static_cast<double>(background_jobs)));
@@ -458,6 +466,12 @@ Json ScenarioDriver::take_status(const std::string& source, const Json& expect, 
 
 void ScenarioDriver::schedule(const std::vector<Duration>& status_at, std::optional<Duration> status_every,
                               const std::string& csv_path) {
+  // GPU use samples, evenly spaced over the horizon (the middle of each slice).
+  for (int i = 0; i < sc_.utilisation_samples; ++i) {
+    const SimTime t = static_cast<SimTime>((static_cast<double>(i) + 0.5) / sc_.utilisation_samples *
+                                           static_cast<double>(sc_.horizon));
+    w_.exec.at(t, [this] { sampler_.sample(w_.cluster); });
+  }
   // Status-line expectations look at a status taken at their time.
   for (const auto& ex : sc_.expectations) {
     if (ex.kind != Expectation::Kind::StatusLine) continue;
@@ -548,6 +562,20 @@ void ScenarioDriver::finish(SimTime end, std::uint64_t events, const Json& end_f
   if (watcher_->vram_advertised_mb_seconds() > 0)
     m.vram_utilisation = watcher_->vram_booked_mb_seconds() / watcher_->vram_advertised_mb_seconds();
   job_metrics(ev, end, m);
+  if (sc_.utilisation_samples > 0) {
+    // The workload's task mix: every sized app's replica request, by replicas.
+    std::vector<TaskShape> tasks;
+    for (const auto& [id, app] : w_.control.apps())
+      if (app.sizing.ok() && !app.replica_request.empty())
+        tasks.push_back(TaskShape{app.replica_request.get_amount(kCPUId), app.replica_request.get_amount(kGPUId),
+                                  static_cast<double>(app.spec.replicas)});
+    const auto u = sampler_.evaluate(tasks);
+    m.utilisation_samples = u.samples;
+    m.gpu_fragmentation = u.gpu_fragmentation;
+    m.gpu_fragmentation_share = u.gpu_fragmentation_share;
+    m.gpu_allocation = u.gpu_allocation;
+    m.sampled_vram_utilisation = u.vram_utilisation;
+  }
   world_metrics(m);
 
   // One pass over the trace: each app's first deploy request and first RUNNING.

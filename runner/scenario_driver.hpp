@@ -18,6 +18,7 @@
 #include "engine/output_file.hpp"
 #include "engine/trace.hpp"
 #include "models/status.hpp"
+#include "runner/fragmentation.hpp"
 #include "runner/scenario.hpp"
 #include "runner/simulation.hpp"
 
@@ -75,6 +76,7 @@ class ScenarioDriver {
   std::map<const Expectation*, ExpectationResult> line_results_;
   std::map<std::string, const AppSpec*> spec_of_;
   std::unique_ptr<OutputFile> csv_;
+  UtilisationSampler sampler_;
   Executor::Periodic timeline_;
 };
 

@@ -78,6 +78,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   for (int i = 0; i < sc.initial_workers; ++i) {
     w.backend.start_warm_worker(sc.initial_worker_size);
   }
+  for (const auto& z : sc.warm_workers) w.backend.start_warm_worker(z);
   w.control.start();
   driver.schedule(opt.status_at, opt.status_every, opt.status_csv_path);
 
@@ -140,6 +141,12 @@ void print_summary(const RunResult& r, std::ostream& out) {
     out << "background: " << m.background_jobs << " trace job(s) (" << m.background_skipped << " left out), "
         << m.background_started << " started, mean wait " << format_number(std::round(m.background_wait_mean_s))
         << " s, " << format_number(std::round(m.background_core_share * 1000) / 10) << "% of the partition's cores busy\n";
+  if (m.utilisation_samples > 0)
+    out << "GPU use (mean of " << m.utilisation_samples << " samples): allocated "
+        << format_number(std::round(m.gpu_allocation * 1000) / 10) << "%, VRAM booked "
+        << format_number(std::round(m.sampled_vram_utilisation * 1000) / 10) << "%, fragmentation "
+        << format_number(std::round(m.gpu_fragmentation * 10) / 10) << " GPUs ("
+        << format_number(std::round(m.gpu_fragmentation_share * 1000) / 10) << "% of the GPUs)\n";
   if (m.sbatch_refusals > 0)
     out << "sbatch refused " << m.sbatch_refusals << " submission(s): " << m.sbatch_error << "\n";
   for (const auto& u : r.unplaced) out << "unplaced " << u.label << " " << u.request.dump() << ": " << u.reason << "\n";

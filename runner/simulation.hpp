@@ -69,6 +69,13 @@ struct RunMetrics {
   // Every numeric metric by name, in a fixed order (sweep CSV columns);
   // nullopt: not measured in this run.
   void for_each(const std::function<void(const char* name, std::optional<double> value)>& f) const;
+  // GPU use, averaged over Scenario::utilisation_samples evenly spaced
+  // samples (a workload's scenarios take them; else all 0).
+  std::size_t utilisation_samples = 0;
+  double gpu_fragmentation = 0;        // unallocatable GPUs (FGD), runner/fragmentation.hpp
+  double gpu_fragmentation_share = 0;  // the same over the cluster's GPUs
+  double gpu_allocation = 0;           // share of GPU capacity booked
+  double sampled_vram_utilisation = 0; // VRAM booked / VRAM total
 };
 
 // A replica or task still pending when the run ended.

@@ -38,6 +38,31 @@ class ClusterStateTest : public ::testing::Test {
 
 // --- nodes ---------------------------------------------------------------------
 
+TEST_F(ClusterStateTest, IdleWorkersAndMembershipVersionFollowEveryChange) {
+  NodeSpec head;
+  head.head = true;
+  head.resources = ResourceSet{{kCPU, 4}};
+  cs.add_node(head, 0);
+  EXPECT_EQ(cs.idle_worker_count(), 0u);  // the head never counts
+  const auto v0 = cs.membership_version();
+  const NodeId n1 = cs.add_node(gpu_node(1, "1"), 0);
+  cs.add_node(gpu_node(1, "2"), 0);
+  EXPECT_EQ(cs.idle_worker_count(), 2u);
+  EXPECT_NE(cs.membership_version(), v0);
+  const auto v1 = cs.membership_version();
+  const DemandId d = actor(gpu(0.5));
+  ASSERT_EQ(cs.schedule_pending().size(), 1u);
+  EXPECT_EQ(cs.idle_worker_count(), 1u);
+  EXPECT_EQ(cs.membership_version(), v1);  // bookings leave membership alone
+  cs.withdraw(d);
+  EXPECT_EQ(cs.idle_worker_count(), 2u);
+  actor(gpu(0.5));
+  ASSERT_EQ(cs.schedule_pending().size(), 1u);
+  cs.remove_node(n1);  // the busy node leaves
+  EXPECT_EQ(cs.idle_worker_count(), 1u);
+  EXPECT_NE(cs.membership_version(), v1);
+}
+
 TEST_F(ClusterStateTest, AddNodeAssignsIdsAndDerivesGpuTotal) {
   NodeSpec head;
   head.head = true;

@@ -1,0 +1,240 @@
+#include "runner/openb_scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "engine/format.hpp"
+#include "models/gpu_models.hpp"
+#include "workload/openb.hpp"
+
+namespace vramsim {
+
+namespace {
+
+[[noreturn]] void fail(const Scenario& s, const std::string& path, const std::string& problem) {
+  throw ScenarioError(s.file, path, problem);
+}
+
+std::string text_field(const Scenario& s, const Json& w, const std::string& path, const char* key) {
+  if (!w.contains(key)) fail(s, path, std::string("missing field \"") + key + "\"");
+  const Json& v = w.at(key);
+  if (!v.is_string() || v.get<std::string>().empty()) fail(s, path + "." + key, "expected a non-empty string");
+  return v.get<std::string>();
+}
+
+// A trace path as written, relative to the scenario file's folder.
+std::string resolve(const Scenario& s, const std::string& p) {
+  const std::filesystem::path fp(p);
+  if (fp.is_absolute()) return p;
+  return (std::filesystem::path(s.file).parent_path() / fp).lexically_normal().string();
+}
+
+double number_field(const Scenario& s, const Json& v, const std::string& path, double min, double max,
+                    bool min_open) {
+  if (!v.is_number()) fail(s, path, "expected a number");
+  const double x = v.get<double>();
+  if (!(min_open ? x > min : x >= min) || !(x <= max))
+    fail(s, path, std::string("expected a number in ") + (min_open ? "(" : "[") + format_number(min) + ", " +
+                      format_number(max) + "], got " + v.dump());
+  return x;
+}
+
+void apply_overrides(const Scenario& s, const Json& o, const std::string& path, GpuModelSet& models) {
+  if (!o.is_object()) fail(s, path, "expected an object of GPU model name -> {vram_mb, fp16_tflops}");
+  for (auto it = o.begin(); it != o.end(); ++it) {
+    const std::string p = path + "." + it.key();
+    const Json& m = it.value();
+    if (!m.is_object()) fail(s, p, "expected an object {\"vram_mb\": MB, \"fp16_tflops\": x}");
+    for (auto f = m.begin(); f != m.end(); ++f)
+      if (f.key() != "vram_mb" && f.key() != "fp16_tflops")
+        fail(s, p + "." + f.key(), "unknown field (expected vram_mb or fp16_tflops)");
+    const GpuModel* base = models.find(it.key());
+    if (!base && !(m.contains("vram_mb") && m.contains("fp16_tflops")))
+      fail(s, p, "a model not in the table needs both vram_mb and fp16_tflops");
+    std::int64_t vram = base ? base->vram_mb : 0;
+    double tflops = base ? base->fp16_tflops : 0;
+    if (m.contains("vram_mb")) {
+      const Json& v = m.at("vram_mb");
+      if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > limits::kMaxVramMb)
+        fail(s, p + ".vram_mb", "expected an integer in [1, " + std::to_string(limits::kMaxVramMb) + "], got " + v.dump());
+      vram = v.get<std::int64_t>();
+    }
+    if (m.contains("fp16_tflops")) tflops = number_field(s, m.at("fp16_tflops"), p + ".fp16_tflops", 0, 1e6, false);
+    models.set(it.key(), vram, tflops);
+  }
+}
+
+Duration scaled(std::int64_t seconds, double scale) {
+  return static_cast<Duration>(std::llround(static_cast<double>(seconds) * scale * 1000.0)) * kMillisecond;
+}
+
+}  // namespace
+
+OpenbImport apply_openb_workload(const Json& w, const std::string& path, bool horizon_given, Scenario& s) {
+  if (!w.is_object()) fail(s, path, "expected an object");
+  static const std::set<std::string> known = {"source", "nodes", "pods", "limit", "time_scale", "gpu_models",
+                                             "samples", "replay", "interval"};
+  for (auto it = w.begin(); it != w.end(); ++it)
+    if (!known.count(it.key()))
+      fail(s, path + "." + it.key(), "unknown field (expected one of: source, nodes, pods, limit, time_scale, gpu_models, samples, replay, "
+           "interval)");
+  if (text_field(s, w, path, "source") != "openb") fail(s, path + ".source", "expected \"openb\"");
+  const std::string nodes_path = resolve(s, text_field(s, w, path, "nodes"));
+  const std::string pods_path = resolve(s, text_field(s, w, path, "pods"));
+  std::size_t limit = 0;
+  if (w.contains("limit")) {
+    const Json& v = w.at("limit");
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > limits::kMaxReplicas)
+      fail(s, path + ".limit", "expected an integer in [0, " + std::to_string(limits::kMaxReplicas) + "] (0: all pods)");
+    limit = static_cast<std::size_t>(v.get<std::int64_t>());
+  }
+  const double scale = w.contains("time_scale") ? number_field(s, w.at("time_scale"), path + ".time_scale", 0, 1, true) : 1.0;
+  // trace: deploy at creation, delete at deletion. arrivals: the FGD
+  // paper's replay, pods in creation order one per interval, never deleted.
+  const std::string replay = w.contains("replay") ? text_field(s, w, path, "replay") : "trace";
+  if (replay != "trace" && replay != "arrivals")
+    fail(s, path + ".replay", "expected \"trace\" or \"arrivals\", got \"" + replay + "\"");
+  Duration interval = kSecond;
+  if (w.contains("interval")) {
+    if (replay != "arrivals") fail(s, path + ".interval", "applies only with \"replay\": \"arrivals\"");
+    const Json& v = w.at("interval");
+    std::optional<Duration> d;
+    if (v.is_string()) d = parse_duration(v.get<std::string>());
+    else if (v.is_number() && v.get<double>() >= 0 && v.get<double>() <= 86400) d = seconds(v.get<double>());
+    if (!d || *d <= 0 || *d > kHour)
+      fail(s, path + ".interval", "expected a duration in (0, 1h], got " + v.dump());
+    interval = *d;
+  }
+  if (replay == "arrivals" && w.contains("time_scale"))
+    fail(s, path + ".time_scale", "applies only with \"replay\": \"trace\"");
+  s.utilisation_samples = 100;
+  if (w.contains("samples")) {
+    const Json& v = w.at("samples");
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > 10000)
+      fail(s, path + ".samples", "expected an integer in [0, 10000]");
+    s.utilisation_samples = static_cast<int>(v.get<std::int64_t>());
+  }
+  GpuModelSet models;
+  if (w.contains("gpu_models")) apply_overrides(s, w.at("gpu_models"), path + ".gpu_models", models);
+
+  // The trace's nodes are the partition; they run from t=0 on, so there is
+  // nothing to autoscale.
+  if (s.control.slurm_mode)
+    fail(s, "$.cluster.mode", "expected \"static\" with an openb workload (one warm worker per trace node)");
+  if (s.initial_workers > 0)
+    fail(s, "$.cluster.initial_workers", "expected none with an openb workload (each trace node has its worker)");
+  s.slurm.nodes.clear();
+
+  std::vector<OpenbNode> nodes;
+  std::vector<OpenbPod> pods;
+  try {
+    nodes = load_openb_nodes(nodes_path);
+    pods = load_openb_pods(pods_path, limit);
+  } catch (const OpenbError& e) {
+    throw ScenarioError(e.file(), e.where(), e.problem());
+  }
+  if (static_cast<std::int64_t>(nodes.size()) > limits::kMaxNodes)
+    throw ScenarioError(nodes_path, "file", "expected at most " + std::to_string(limits::kMaxNodes) + " nodes");
+
+  OpenbImport im;
+  std::int64_t min_vram = 0;
+  for (const auto& n : nodes) {
+    const auto where = "line " + std::to_string(n.line);
+    PartitionNodeType t;
+    t.count = 1;
+    t.cpus = static_cast<int>(std::max<std::int64_t>(1, n.cpu_milli / 1000));
+    if (t.cpus > limits::kMaxCpus)
+      throw ScenarioError(nodes_path, where + ", column 2 (cpu_milli)",
+                          "expected at most " + std::to_string(limits::kMaxCpus) + " cores");
+    t.memory_gb = std::max<std::int64_t>(1, n.memory_mib / 1024);
+    t.gpus = n.gpus;
+    t.gpu_model.clear();
+    t.accelerator_type.clear();
+    t.gpu_memory_mb = 0;
+    if (n.gpus > 0) {
+      const GpuModel* m = models.find(n.model);
+      if (!m)
+        throw ScenarioError(nodes_path, where + ", column 5 (model)",
+                            "unknown GPU model '" + n.model + "' (add it under " + path + ".gpu_models)");
+      t.gpu_model = m->device_name;
+      t.accelerator_type = n.model;
+      t.gpu_memory_mb = m->vram_mb;
+      min_vram = min_vram == 0 ? m->vram_mb : std::min(min_vram, m->vram_mb);
+    }
+    s.slurm.nodes.push_back(t);
+    // The worker takes the whole node: its GPUs, cores and (rounded down to
+    // whole GB per core) memory, for longer than any horizon.
+    WorkerJobSize z;
+    z.gpus = t.gpus;
+    z.cpus = t.cpus;
+    z.mem_per_cpu_gb = static_cast<int>(std::max<std::int64_t>(1, t.memory_gb / t.cpus));
+    z.time_limit = limits::kMaxDuration;
+    s.warm_workers.push_back(z);
+    ++im.nodes;
+    im.gpus += static_cast<std::size_t>(n.gpus);
+  }
+  s.control.autoscaler.max_workers = std::max(s.control.autoscaler.max_workers, static_cast<int>(nodes.size()));
+  im.share_vram_mb = min_vram;
+
+  if (replay == "arrivals")
+    std::stable_sort(pods.begin(), pods.end(),
+                     [](const OpenbPod& a, const OpenbPod& b) { return a.creation_time < b.creation_time; });
+  SimTime last = 0;
+  std::size_t arrived = 0;
+  for (const auto& p : pods) {
+    AppSpec a;
+    a.id = p.name;
+    a.replicas = std::max(1, p.num_gpu);
+    // A multi-GPU pod becomes one whole-GPU replica per GPU, its CPU and
+    // memory split evenly among them.
+    a.cpus = static_cast<double>(p.cpu_milli) / 1000.0 / a.replicas;
+    a.memory_bytes = p.memory_mib * (std::int64_t{1} << 20) / a.replicas;
+    if (p.num_gpu == 0) {
+      ++im.cpu_pods;
+    } else if (p.sharing()) {
+      // The share of the smallest GPU: the fraction sizing divides by that
+      // size, so the replica asks for gpu_milli / 1000 of a GPU.
+      if (min_vram == 0)
+        throw ScenarioError(pods_path, "line " + std::to_string(p.line) + ", column 5 (gpu_milli)",
+                            "a GPU-sharing pod, but the node list has no GPU");
+      a.gpu_memory_mb = std::max<std::int64_t>(1, std::llround(static_cast<double>(p.gpu_milli) *
+                                                               static_cast<double>(min_vram) / 1000.0));
+      ++im.sharing_pods;
+    } else {
+      a.gpu_memory_mb = -1;
+      if (p.num_gpu > 1) ++im.multi_gpu_pods;
+    }
+    if (!p.gpu_spec.empty()) ++im.pods_with_gpu_spec;
+    ScenarioAction deploy;
+    deploy.at = scaled(p.creation_time, scale);
+    deploy.kind = "deploy";
+    deploy.app = a.id;
+    deploy.json_path = pods_path + ":" + std::to_string(p.line);
+    if (replay == "arrivals") {
+      deploy.at = static_cast<Duration>(++arrived) * interval;
+      last = std::max(last, deploy.at);
+      s.actions.push_back(deploy);
+    } else {
+      ScenarioAction del = deploy;
+      del.at = scaled(p.deletion_time, scale);
+      del.kind = "delete";
+      last = std::max(last, del.at);
+      s.actions.push_back(deploy);
+      s.actions.push_back(del);
+    }
+    s.apps.push_back(std::move(a));
+    ++im.pods;
+  }
+  if (!horizon_given) {
+    s.horizon = last + kMinute;
+    if (s.horizon > limits::kMaxHorizon)
+      fail(s, path + (replay == "trace" ? ".time_scale" : ".interval"),
+           "the pods span " + format_duration(last) + "; the horizon is at most " +
+               format_duration(limits::kMaxHorizon) + " (lower time_scale or interval, set a limit, or set $.horizon)");
+  }
+  return im;
+}
+
+}  // namespace vramsim

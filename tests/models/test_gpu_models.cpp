@@ -1,0 +1,81 @@
+// The GPU model table: the traces' models resolve, figures match their
+// datasheets, assumptions are flagged, and a scenario's overrides apply.
+#include <gtest/gtest.h>
+
+#include "models/gpu_models.hpp"
+#include "runner/scenario.hpp"
+
+namespace vramsim {
+namespace {
+
+TEST(GpuModels, TableIsSortedAndNamesAreUnique) {
+  const auto& t = gpu_model_table();
+  ASSERT_GT(t.size(), 10u);
+  for (std::size_t i = 1; i < t.size(); ++i) EXPECT_LT(t[i - 1].name, t[i].name);
+  for (const auto& m : t) {
+    EXPECT_GT(m.vram_mb, 0) << m.name;
+    EXPECT_GT(m.fp16_tflops, 0) << m.name;
+    EXPECT_FALSE(m.device_name.empty()) << m.name;
+  }
+}
+
+TEST(GpuModels, EveryTraceModelResolves) {
+  // openb node lists, PAI 2020 machine spec, 2026 spot node list.
+  for (const char* n : {"P100", "T4", "V100M16", "V100M32", "A10", "G1", "G2", "G3", "V100", "A100-SXM4-80GB",
+                        "A800-SXM4-80GB", "H800"})
+    EXPECT_NE(find_gpu_model(n), nullptr) << n;
+  // Common datacenter GPUs.
+  for (const char* n : {"A100-SXM4-40GB", "H100-SXM5-80GB", "H100-PCIE-80GB", "H200", "L4", "L40S", "A10G",
+                        "V100-SXM2-16GB", "V100-SXM2-32GB"})
+    EXPECT_NE(find_gpu_model(n), nullptr) << n;
+  EXPECT_EQ(find_gpu_model("B300"), nullptr);
+  EXPECT_EQ(find_gpu_model("t4"), nullptr);  // names are exact
+}
+
+TEST(GpuModels, FiguresFollowTheDatasheets) {
+  EXPECT_EQ(find_gpu_model("V100M16")->vram_mb, 16384);
+  EXPECT_EQ(find_gpu_model("V100M32")->vram_mb, 32768);
+  EXPECT_EQ(find_gpu_model("T4")->vram_mb, 15360);
+  EXPECT_DOUBLE_EQ(find_gpu_model("T4")->fp16_tflops, 65.0);
+  EXPECT_DOUBLE_EQ(find_gpu_model("A100-SXM4-80GB")->fp16_tflops, 312.0);
+  EXPECT_DOUBLE_EQ(find_gpu_model("H100-SXM5-80GB")->fp16_tflops, 989.4);
+  EXPECT_DOUBLE_EQ(find_gpu_model("P100")->fp16_tflops, 18.7);
+  // A trace alias carries the figures of the model it stands for.
+  EXPECT_EQ(find_gpu_model("V100M32")->device_name, find_gpu_model("V100-SXM2-32GB")->device_name);
+}
+
+TEST(GpuModels, OnlyModelsWithoutADatasheetAreAssumed) {
+  for (const auto& m : gpu_model_table()) {
+    const bool no_datasheet = m.name == "G1" || m.name == "G2" || m.name == "G3" || m.name == "A10G";
+    EXPECT_EQ(m.assumed, no_datasheet) << m.name;
+  }
+}
+
+TEST(GpuModels, PartitionCatalogueTakesItsFiguresFromTheTable) {
+  for (const auto& [name, info] : gpu_catalogue()) {
+    const GpuModel* m = find_gpu_model(name);
+    ASSERT_NE(m, nullptr) << name;
+    EXPECT_EQ(info.memory_mb, m->vram_mb) << name;
+    EXPECT_EQ(info.device_name, m->device_name) << name;
+  }
+}
+
+TEST(GpuModels, OverridesReplaceOrAddFigures) {
+  GpuModelSet s;
+  ASSERT_NE(s.find("G2"), nullptr);
+  EXPECT_TRUE(s.find("G2")->assumed);
+  s.set("G2", 32768, 130.0);
+  EXPECT_EQ(s.find("G2")->vram_mb, 32768);
+  EXPECT_DOUBLE_EQ(s.find("G2")->fp16_tflops, 130.0);
+  EXPECT_FALSE(s.find("G2")->assumed);
+  EXPECT_EQ(find_gpu_model("G2")->vram_mb, 16384);  // the built-in table is untouched
+  EXPECT_EQ(s.find("X9"), nullptr);
+  s.set("X9", 1000, 1.5);
+  ASSERT_NE(s.find("X9"), nullptr);
+  EXPECT_EQ(s.find("X9")->vram_mb, 1000);
+  EXPECT_THROW(s.set("X9", 0, 1.0), std::invalid_argument);
+  EXPECT_THROW(s.set("X9", 10, -1.0), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace vramsim
