@@ -38,7 +38,7 @@ struct NodeJob {
   std::optional<std::int64_t> time_limit;
 };
 
-class NodeScheduler {
+class NodeScheduler : public SchedulerClock<NodeScheduler> {
  public:
   // Called during submit/cancel/advance/flush/drain; they must not call
   // back into the scheduler. `nodes`: the indexes the job holds.
@@ -54,17 +54,14 @@ class NodeScheduler {
   // partition (too many nodes, too large a share) is std::invalid_argument.
   void submit(std::int64_t at, const NodeJob& job);
   bool cancel(std::int64_t at, std::int64_t id);
-  void advance(std::int64_t until);
-  void flush();
-  void drain();
+  // now(), advance(), flush(), drain(), next_completion(): SchedulerClock.
 
-  std::int64_t now() const { return now_; }
   const NodeShape& free(std::size_t node) const { return free_.at(node); }
   std::size_t queued() const { return queue_.size(); }
   std::size_t running() const { return running_.size(); }
-  std::optional<std::int64_t> next_completion() const;
 
  private:
+  friend class SchedulerClock<NodeScheduler>;
   struct Queued {
     NodeJob job;
     std::uint64_t seq = 0;
@@ -75,22 +72,17 @@ class NodeScheduler {
     std::int64_t start = 0, end = 0;
     PartitionOutcome outcome = PartitionOutcome::Completed;
   };
-  using Key = std::pair<std::int64_t, std::uint64_t>;
-
-  void move_to(std::int64_t t);
+  PartitionOutcome ending_outcome(std::uint64_t seq) const { return running_.at(seq).outcome; }
   void pass();
   void start(const Queued& q, std::vector<std::size_t> nodes);
   void finish(std::uint64_t seq, PartitionOutcome outcome);
 
   std::vector<NodeShape> capacity_, free_;
-  std::int64_t now_ = 0;
   PartitionPolicy policy_;
   Callbacks cb_;
-  bool pass_pending_ = false;
   std::uint64_t seq_ = 0;
   std::vector<Queued> queue_;  // submit order
   std::unordered_map<std::uint64_t, Running> running_;
-  std::set<Key> ends_;
   std::set<Key> expected_;  // EASY: (start + estimate, seq)
   std::unordered_map<std::int64_t, std::uint64_t> ids_;
 };

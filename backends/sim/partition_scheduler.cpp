@@ -46,55 +46,6 @@ bool PartitionScheduler::cancel(std::int64_t at, std::int64_t id) {
   return true;
 }
 
-std::optional<std::int64_t> PartitionScheduler::next_completion() const {
-  if (ends_.empty()) return std::nullopt;
-  return ends_.begin()->first;
-}
-
-void PartitionScheduler::advance(std::int64_t until) {
-  if (until < now_) throw std::invalid_argument("partition: advance into the past");
-  move_to(until);
-}
-
-void PartitionScheduler::flush() {
-  if (pass_pending_) pass();
-}
-
-void PartitionScheduler::drain() {
-  for (;;) {
-    flush();
-    const auto next = next_completion();
-    if (!next) break;
-    move_to(*next);
-  }
-}
-
-void PartitionScheduler::move_to(std::int64_t t) {
-  for (;;) {
-    if (!ends_.empty() && ends_.begin()->first <= t) {
-      const std::int64_t e = ends_.begin()->first;
-      // The pass at now sees all of now's events before time moves on.
-      if (e > now_ && pass_pending_) {
-        pass();
-        continue;
-      }
-      now_ = e;
-      while (!ends_.empty() && ends_.begin()->first == e) {
-        const std::uint64_t seq = ends_.begin()->second;
-        finish(seq, running_.at(seq).outcome);
-      }
-      pass_pending_ = true;
-      continue;
-    }
-    if (t > now_ && pass_pending_) {
-      pass();
-      continue;
-    }
-    break;
-  }
-  now_ = std::max(now_, t);
-}
-
 void PartitionScheduler::start(const Queued& q) {
   const PartitionJob& j = q.job;
   Running r{j, now_, now_ + j.run_time, PartitionOutcome::Completed};

@@ -20,6 +20,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backends/sim/scheduler_clock.hpp"
+
 namespace vramsim {
 
 enum class PartitionPolicy { Fcfs, Easy };
@@ -39,7 +41,7 @@ struct PartitionJob {
   std::optional<std::int64_t> time_limit;
 };
 
-class PartitionScheduler {
+class PartitionScheduler : public SchedulerClock<PartitionScheduler> {
  public:
   // Called during submit/cancel/advance/flush/drain; they must not call
   // back into the scheduler.
@@ -59,23 +61,15 @@ class PartitionScheduler {
   // running one ends now and frees its processors; on_end reports Cancelled.
   // False if no such job is queued or running.
   bool cancel(std::int64_t at, std::int64_t id);
-  // Processes every event up to `until` (>= now()); the pass at `until`
-  // itself waits for flush() or a later advance.
-  void advance(std::int64_t until);
-  // Runs the pending pass at now(), if any.
-  void flush();
-  // Advances until no job is queued or running.
-  void drain();
+  // now(), advance(), flush(), drain(), next_completion(): SchedulerClock.
 
-  std::int64_t now() const { return now_; }
   std::int64_t procs() const { return procs_; }
   std::int64_t free_procs() const { return free_; }
   std::size_t queued() const { return queue_.size() - head_; }
   std::size_t running() const { return running_.size(); }
-  // The earliest pending completion, if any job runs.
-  std::optional<std::int64_t> next_completion() const;
 
  private:
+  friend class SchedulerClock<PartitionScheduler>;
   struct Queued {
     PartitionJob job;
     std::uint64_t seq = 0;
@@ -85,10 +79,7 @@ class PartitionScheduler {
     std::int64_t start = 0, end = 0;  // end: the real end (run time or limit)
     PartitionOutcome outcome = PartitionOutcome::Completed;
   };
-  // (time, seq): seq numbers submissions, so no two keys are equal.
-  using Key = std::pair<std::int64_t, std::uint64_t>;
-
-  void move_to(std::int64_t t);
+  PartitionOutcome ending_outcome(std::uint64_t seq) const { return running_.at(seq).outcome; }
   void pass();
   void start_in_order();
   void compact();
@@ -100,15 +91,13 @@ class PartitionScheduler {
   // over then for jobs that run past it.
   std::pair<std::int64_t, std::int64_t> shadow(std::int64_t need) const;
 
-  std::int64_t procs_, free_, now_ = 0;
+  std::int64_t procs_, free_;
   PartitionPolicy policy_;
   Callbacks cb_;
-  bool pass_pending_ = false;
   std::uint64_t seq_ = 0;
   std::vector<Queued> queue_;  // submit order, from head_ on
   std::size_t head_ = 0;
   std::unordered_map<std::uint64_t, Running> running_;  // by seq
-  std::set<Key> ends_;                                  // real ends of running jobs
   // EASY: (start + estimate, seq, procs) of running jobs.
   std::set<std::tuple<std::int64_t, std::uint64_t, std::int64_t>> expected_;
   std::unordered_map<std::int64_t, std::uint64_t> ids_;  // id -> seq, queued or running
