@@ -164,6 +164,22 @@ std::vector<std::pair<std::string, double>> sweep_curve(const SweepTable& t, con
   return out;
 }
 
+std::vector<SweepSeries> sweep_curves(const SweepTable& t, const std::string& param, const std::string& metric) {
+  std::vector<std::string> labels;
+  std::map<std::string, SweepTable> by_label;
+  for (const auto& r : t.rows) {
+    std::string label;
+    for (const auto& q : t.params)
+      if (q != param) label += (label.empty() ? "" : ",") + q + "=" + r.at(q);
+    auto [it, added] = by_label.emplace(label, SweepTable{t.file, t.params, t.metrics, {}});
+    if (added) labels.push_back(label);
+    it->second.rows.push_back(r);
+  }
+  std::vector<SweepSeries> out;
+  for (const auto& l : labels) out.push_back(SweepSeries{l, sweep_curve(by_label.at(l), param, metric)});
+  return out;
+}
+
 std::vector<std::pair<double, double>> ecdf(std::vector<double> values, std::size_t total) {
   std::sort(values.begin(), values.end());
   std::vector<std::pair<double, double>> out;

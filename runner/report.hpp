@@ -59,6 +59,16 @@ SweepTable read_sweep_csv(const std::string& path);
 std::vector<std::pair<std::string, double>> sweep_curve(const SweepTable& t, const std::string& param,
                                                         const std::string& metric);
 
+// The same, one curve per combination of the other parameters' values
+// (label "p=v,q=w", first-seen order; one unlabelled curve when `param` is
+// the only parameter). Points are (value of `param`, mean), values in
+// first-seen order over the whole table, a value without a number left out.
+struct SweepSeries {
+  std::string label;
+  std::vector<std::pair<std::string, double>> points;
+};
+std::vector<SweepSeries> sweep_curves(const SweepTable& t, const std::string& param, const std::string& metric);
+
 // Sorted values and their cumulative share over `total` (apps that never
 // reached RUNNING count in `total`, so the curve ends below 1).
 std::vector<std::pair<double, double>> ecdf(std::vector<double> values, std::size_t total);

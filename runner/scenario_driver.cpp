@@ -401,6 +401,8 @@ void RunMetrics::for_each(const std::function<void(const char*, std::optional<do
   f("ttr_p95_s", ttr_p95_s);
   f("ttr_p99_s", ttr_p99_s);
   f("rejected_deployments", rejected_deployments);
+  f("apps", apps_deployed);
+  f("apps_reached_running", apps_running);
   f("gpu_hours_allocated", gpu_hours_allocated);
   f("gpu_hours_booked", gpu_hours_booked);
   f("gpu_hours_observed", gpu_hours_observed);
@@ -601,6 +603,8 @@ void ScenarioDriver::finish(SimTime end, std::uint64_t events, const Json& end_f
   m.ttr_p50_s = percentile(ttr, 50);
   m.ttr_p95_s = percentile(ttr, 95);
   m.ttr_p99_s = percentile(ttr, 99);
+  m.apps_deployed = static_cast<int>(result_.apps.size());
+  m.apps_running = static_cast<int>(ttr.size());
 
   for (const auto& ex : sc_.expectations) {
     switch (ex.kind) {

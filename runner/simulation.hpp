@@ -60,6 +60,7 @@ struct RunMetrics {
   // Capacity figures (docs/sweeps.md); nullopt where there is nothing to measure.
   std::optional<double> ttr_p50_s, ttr_p95_s, ttr_p99_s;  // time to RUNNING over apps that got there
   int rejected_deployments = 0;       // admission decisions that refused a deploy
+  int apps_deployed = 0, apps_running = 0;  // apps in the run, and those that reached RUNNING
   double gpu_hours_allocated = 0;     // worker jobs' GPUs x time RUNNING
   double gpu_hours_booked = 0;        // GPUs booked by replicas x time placed
   std::optional<double> gpu_hours_observed;  // devices seen holding memory x time (live only)

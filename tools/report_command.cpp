@@ -23,6 +23,7 @@ namespace {
 
 constexpr int kInvalid = 2, kOutput = 3;
 constexpr std::size_t kMaxNodeLines = 12;  // more lines than this read as noise
+constexpr std::size_t kMaxSweepCurves = 8;
 
 std::string fixed(double v, int digits = 1) {
   std::ostringstream s;
@@ -236,21 +237,41 @@ int run_report_command(ReportCommand& c) {
             std::cerr << "vramsim report: " << t.file << ": no numeric metric column '" << metric << "'\n";
             return kInvalid;
           }
-          const auto curve = sweep_curve(t, param, metric);
-          if (curve.size() < 2) continue;
+          const auto all = sweep_curve(t, param, metric);  // every value, first-seen order
+          if (all.size() < 2) continue;
+          auto series = sweep_curves(t, param, metric);
+          // More curves than this read as noise: one mean over the rest instead.
+          if (series.size() > kMaxSweepCurves) series = {SweepSeries{"all runs", all}};
           const std::string plot_name = "sweep-" + stem_of(name) + "-" + stem_of(param) + "-" + stem_of(metric);
-          std::string rows = "# index mean label\n";
-          md << "| " << param << " | mean " << metric << " |\n|---|---|\n";
-          for (std::size_t i = 0; i < curve.size(); ++i) {
-            rows += std::to_string(i) + " " + fixed(curve[i].second, 6) + " " + gp_quote(curve[i].first) + "\n";
-            md << "| " << curve[i].first << " | " << fixed(curve[i].second, 3) << " |\n";
+          std::map<std::string, std::size_t> x_of;
+          for (std::size_t i = 0; i < all.size(); ++i) x_of[all[i].first] = i;
+          std::string plot;
+          md << "| " << param;
+          for (const auto& c : series) md << " | " << (c.label.empty() ? "mean " + metric : c.label);
+          md << " |\n|---";
+          for (std::size_t i = 0; i < series.size(); ++i) md << "|---";
+          md << "|\n";
+          for (const auto& [value, mean] : all) {
+            md << "| " << value;
+            for (const auto& c : series) {
+              auto it = std::find_if(c.points.begin(), c.points.end(), [&](const auto& pt) { return pt.first == value; });
+              md << " | " << (it == c.points.end() ? std::string("-") : fixed(it->second, 3));
+            }
+            md << " |\n";
           }
-          write_file(out / (plot_name + ".dat"), rows);
+          for (std::size_t k = 0; k < series.size(); ++k) {
+            const std::string dat = plot_name + "-" + std::to_string(k) + ".dat";
+            std::string rows = "# index mean label\n";
+            for (const auto& [value, mean] : series[k].points)
+              rows += std::to_string(x_of.at(value)) + " " + fixed(mean, 6) + " " + gp_quote(value) + "\n";
+            write_file(out / dat, rows);
+            plot += std::string(k ? ", " : "plot ") + gp_quote(dat) + " using 1:2:xtic(3) with linespoints lw 2 pt 7 title " +
+                    gp_quote(series[k].label.empty() ? metric : series[k].label);
+          }
           write_plot_script(out, plot_name,
                             "set title " + gp_quote(metric + " by " + param + " (mean over seeds)") +
                                 "\nset xlabel " + gp_quote(param) + "\nset ylabel " + gp_quote(metric) +
-                                "\nset grid\nset key off\nset offsets 0.2,0.2,0,0\nplot " +
-                                gp_quote(plot_name + ".dat") + " using 1:2:xtic(3) with linespoints lw 2 pt 7\n");
+                                "\nset grid\nset key outside right\nset offsets 0.2,0.2,0,0\n" + plot + "\n");
           scripts.push_back(plot_name);
           md << "\n![" << metric << " by " << param << "](" << plot_name << ".png)\n\n";
         }

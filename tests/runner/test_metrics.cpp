@@ -88,6 +88,8 @@ TEST(Metrics, RejectionCountedAndNoTimeToRunningWithoutVramAdvertised) {
   EXPECT_EQ(m.rejected_deployments, refused);
   EXPECT_FALSE(m.ttr_p50_s.has_value());
   EXPECT_FALSE(m.ttr_p99_s.has_value());
+  EXPECT_EQ(m.apps_running, 0);
+  EXPECT_EQ(m.apps_deployed, 1);
   EXPECT_FALSE(m.vram_utilisation.has_value()) << "legacy advertises no VRAM_MB";
   EXPECT_EQ(m.gpu_hours_booked, 0);
   EXPECT_GT(m.gpu_hours_allocated, 0) << "the job ran although nothing was placed";
@@ -107,6 +109,8 @@ TEST(Metrics, TimeToRunningPercentilesAreNearestRankOverApps) {
   EXPECT_EQ(r.metrics.ttr_p50_s, rank(50));
   EXPECT_EQ(r.metrics.ttr_p95_s, rank(95));
   EXPECT_EQ(r.metrics.ttr_p99_s, ttr.back());
+  EXPECT_EQ(r.metrics.apps_deployed, static_cast<int>(r.apps.size()));
+  EXPECT_EQ(r.metrics.apps_running, static_cast<int>(ttr.size()));
 }
 
 TEST(Metrics, ForEachNamesEveryMetricOnceInAFixedOrder) {

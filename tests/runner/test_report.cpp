@@ -101,3 +101,26 @@ TEST(Report, SweepCurveIsTheMeanOverSeedsPerValue) {
 
 }  // namespace
 }  // namespace vramsim
+
+namespace vramsim {
+namespace {
+
+TEST(Report, SweepCurvesOnePerValueOfTheOtherParameters) {
+  const auto path = temp_file("sweep2.csv",
+                              "max_workers,policies,seed,p95_s\n"
+                              "1,legacy,1,10\n1,legacy,2,20\n1,fixed,1,5\n"
+                              "2,legacy,1,4\n2,fixed,1,2\n2,fixed,2,4\n");
+  const SweepTable t = read_sweep_csv(path);
+  const auto c = sweep_curves(t, "max_workers", "p95_s");
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].label, "policies=legacy");
+  EXPECT_EQ(c[0].points, (std::vector<std::pair<std::string, double>>{{"1", 15.0}, {"2", 4.0}}));
+  EXPECT_EQ(c[1].label, "policies=fixed");
+  EXPECT_EQ(c[1].points, (std::vector<std::pair<std::string, double>>{{"1", 5.0}, {"2", 3.0}}));
+  const auto single = sweep_curves(read_sweep_csv(temp_file("sweep1.csv", "n,seed,m\n1,1,2\n2,1,3\n")), "n", "m");
+  ASSERT_EQ(single.size(), 1u);
+  EXPECT_EQ(single[0].label, "");
+}
+
+}  // namespace
+}  // namespace vramsim

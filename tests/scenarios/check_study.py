@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""Runs scenarios/studies/a100-kth.sh into WORK and checks what
+docs/capacity-planning.md reports: with the fixed policies 5 workers run all
+12 apps and 4 do not; with the legacy ones no worker count runs more than 8;
+the batch load makes worker jobs wait; the report has its plots.
+Usage: check_study.py VRAMSIM STUDY_SCRIPT WORK"""
+import csv
+import os
+import shutil
+import subprocess
+import sys
+
+vramsim, script, work = sys.argv[1:4]
+shutil.rmtree(work, ignore_errors=True)
+env = dict(os.environ, VRAMSIM=vramsim)
+subprocess.run([script, work], check=True, env=env, stdout=subprocess.DEVNULL)
+rows = list(csv.DictReader(open(os.path.join(work, "sweep.csv"))))
+assert len(rows) == 8 * 2 * 20, f"{len(rows)} rows"
+
+
+def apps(workers, policy):
+    vals = {int(r["apps_reached_running"]) for r in rows
+            if r["cluster.max_workers"] == str(workers) and r["policies"] == policy}
+    assert len(vals) == 1, f"seeds disagree at {workers}/{policy}: {vals}"
+    return vals.pop()
+
+
+fails = []
+if apps(5, "fixed") != 12: fails.append(f"fixed, 5 workers: {apps(5, 'fixed')} apps RUNNING, expected 12")
+if apps(4, "fixed") >= 12: fails.append("fixed, 4 workers: all 12 apps RUNNING, expected fewer (324 GB > 320 GB)")
+if max(apps(w, "legacy") for w in (2, 3, 4, 5, 6, 8, 12, 16)) != 8:
+    fails.append("legacy: expected at most 8 apps RUNNING at any worker count")
+waits = [float(r["queue_wait_mean_s"]) for r in rows if r["queue_wait_mean_s"]]
+if min(waits) < 600: fails.append(f"worker-job queue wait {min(waits)} s: the batch load should make it wait")
+for f in ("report.md", "time-to-running.png", "sweep-sweep-cluster-max_workers-apps_reached_running.svg"):
+    if not os.path.exists(os.path.join(work, "report", f)): fails.append(f"no report/{f}")
+if fails:
+    sys.exit("\n".join(fails))
+print("study a100-kth: as docs/capacity-planning.md reports")
