@@ -97,10 +97,7 @@ AdmissionSnapshot ControlPlane::admission_snapshot() const {
   s.slurm_mode = cfg_.slurm_mode;
   s.max_workers = cfg_.autoscaler.max_workers;
   s.defaults = cfg_.autoscaler.defaults;
-  s.nodes.reserve(cluster_.alive_count());
-  for (const Node* n : cluster_.alive_nodes())
-    s.nodes.push_back(NodeHeadroom{n->id, n->spec.head, n->available.get(kCPU), n->available.get(kGPU),
-                                   n->available.get(kMemory)});
+  s.nodes = HeadroomList::view(cluster_);
   if (cfg_.slurm_mode) {
     for (const auto& j : backend_.list_jobs()) {
       ++s.worker_jobs;

@@ -136,6 +136,14 @@ class ClusterState {
   // add_node (nodes live in one vector).
   std::vector<const Node*> alive_nodes() const;
   std::vector<Node*> alive_nodes_mut();
+  // Calls pred on alive nodes in registration order until it returns true;
+  // true if it did. No list is built.
+  template <class Pred>
+  bool any_alive_node(Pred&& pred) const {
+    for (std::size_t i : alive_)
+      if (nodes_[i].alive() && pred(nodes_[i])) return true;
+    return false;
+  }
   std::size_t alive_count() const { return alive_.size() - dead_in_alive_; }
   // Alive worker nodes (not the head) with nothing placed on them; kept up
   // to date on every change, so reading it costs O(1).

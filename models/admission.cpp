@@ -8,10 +8,9 @@ namespace vramsim {
 
 // VRAM_MB is deliberately not checked here, as in the reference system.
 bool node_has_room(const AppDemand& app, const AdmissionSnapshot& s) {
-  for (const auto& n : s.nodes)
-    if (!n.head && n.free_cpu >= app.cpus && n.free_gpu >= app.gpus && n.free_memory >= app.memory)
-      return true;
-  return false;
+  return s.nodes.any([&](const NodeHeadroom& n) {
+    return !n.head && n.free_cpu >= app.cpus && n.free_gpu >= app.gpus && n.free_memory >= app.memory;
+  });
 }
 
 bool defaults_fit(const AppDemand& app, const WorkerDefaults& d) {

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/cluster_state.hpp"
 #include "models/worker_defaults.hpp"
 
 namespace vramsim {
@@ -17,8 +18,40 @@ struct NodeHeadroom {
   double free_cpu = 0, free_gpu = 0, free_memory = 0;  // memory in bytes
 };
 
+// The registered nodes' headroom, in registration order: a list the caller
+// fills (tests), or read from the cluster as the check goes, so a check that
+// finds room on an early node costs O(1), not a copy of every node per
+// deploy. Valid while the cluster is unchanged (the check runs at once).
+class HeadroomList {
+ public:
+  void push_back(const NodeHeadroom& n) { owned_.push_back(n); }
+  static HeadroomList view(const ClusterState& cluster) {
+    HeadroomList l;
+    l.cluster_ = &cluster;
+    return l;
+  }
+  // True as soon as `pred` holds for a node.
+  template <class Pred>
+  bool any(Pred&& pred) const {
+    if (!cluster_) {
+      for (const auto& n : owned_)
+        if (pred(n)) return true;
+      return false;
+    }
+    return cluster_->any_alive_node([&](const Node& n) {
+      return pred(NodeHeadroom{n.id, n.spec.head, to_double(n.available.get_amount(kCPUId)),
+                               to_double(n.available.get_amount(kGPUId)),
+                               to_double(n.available.get_amount(kMemoryId))});
+    });
+  }
+
+ private:
+  std::vector<NodeHeadroom> owned_;
+  const ClusterState* cluster_ = nullptr;
+};
+
 struct AdmissionSnapshot {
-  std::vector<NodeHeadroom> nodes;   // registered nodes
+  HeadroomList nodes;                // registered nodes
   bool slurm_mode = true;
   int worker_jobs = 0;               // jobs squeue lists
   int unregistered_jobs = 0;         // jobs with no registered node
