@@ -5,8 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
-# Only what the main job runs; the test command builds everything.
-VRAMSIM_TARGETS=vramsim tools/build.sh build
+# Only what the main job runs, at -O1 without debug info (it runs one small
+# scenario); the test command builds everything at -O2 -g.
+VRAMSIM_QUICK=1 VRAMSIM_TARGETS=vramsim tools/build.sh build
 echo
 build/tools/vramsim compare scenarios/cold-start-a100.json
 echo
