@@ -24,9 +24,9 @@ BackgroundLoad load_background(const BackgroundSpec& spec, const std::vector<Par
     from = std::max<std::int64_t>(from, 0);
   }
   for (const SwfJob& j : trace.jobs) {
-    // As `vramsim replay`: the allocated processors, else the requested
-    // ones; the recorded run time; the request as the estimate.
-    const std::int64_t procs = j.alloc_procs > 0 ? j.alloc_procs : j.req_procs;
+    // As `vramsim replay`: its processors, its recorded run time, the
+    // request as the estimate.
+    const std::int64_t procs = replay_procs(j);
     // Trace times become microseconds: bounded first, so nothing overflows.
     for (auto [v, field] : {std::pair{j.submit, "submit"}, {j.run_time, "run_time"}, {j.req_time, "req_time"}})
       if (v > limits::kMaxTraceSeconds)
@@ -56,8 +56,8 @@ BackgroundLoad load_background(const BackgroundSpec& spec, const std::vector<Par
     b.nodes = nodes;
     b.cpus_per_node = per_node;
     b.run_time = j.run_time * kSecond;
-    b.estimate = (j.req_time > 0 ? j.req_time : j.run_time) * kSecond;
-    if (trace.kill_at_req_time && j.req_time > 0) b.time_limit = j.req_time * kSecond;
+    b.estimate = replay_estimate(j) * kSecond;
+    if (const auto limit = replay_time_limit(trace, j)) b.time_limit = *limit * kSecond;
     load.jobs.push_back(b);
   }
   std::stable_sort(load.jobs.begin(), load.jobs.end(),

@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "runner/trace_diff.hpp"
+
 namespace vramsim {
 namespace {
 
@@ -62,20 +64,9 @@ TracedRun traced_run(const std::string& file, const std::vector<TraceEvent>& eve
       (start->fields["seed"].is_number_unsigned() || start->fields["seed"].get<std::int64_t>() >= 0))
     r.seed = start->fields["seed"].get<std::uint64_t>();
   r.policies = policy_label(start->fields.contains("policies") ? start->fields["policies"] : Json());
-  std::map<std::string, SimTime> requested;
-  std::map<std::string, std::size_t> index;
-  for (const auto& e : events) {
-    if (!e.fields.contains("app") || !e.fields["app"].is_string()) continue;
-    const std::string app = e.fields["app"].get<std::string>();
-    if (e.kind == "deploy_requested" && !requested.count(app)) {
-      requested[app] = e.t;
-      index[app] = r.apps.size();
-      r.apps.push_back(AppTiming{app, std::nullopt});
-    } else if (e.kind == "app_state" && e.fields.contains("to") && e.fields["to"] == "RUNNING" && index.count(app)) {
-      AppTiming& a = r.apps[index[app]];
-      if (!a.to_running_s) a.to_running_s = static_cast<double>(e.t - requested[app]) / 1e6;
-    }
-  }
+  for (const auto& a : deploy_to_running(events))
+    r.apps.push_back(AppTiming{a.app, a.running ? std::optional<double>(to_seconds(*a.running - a.requested))
+                                                : std::nullopt});
   return r;
 }
 

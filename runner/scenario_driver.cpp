@@ -8,6 +8,7 @@
 
 #include "engine/format.hpp"
 #include "engine/output_file.hpp"
+#include "runner/trace_diff.hpp"
 
 namespace vramsim {
 namespace {
@@ -581,18 +582,15 @@ void ScenarioDriver::finish(SimTime end, std::uint64_t events, const Json& end_f
   world_metrics(m);
 
   // One pass over the trace: each app's first deploy request and first RUNNING.
-  std::map<std::string, SimTime> first_request, first_running;
-  for (const auto& e : ev) {
-    if (e.kind == "deploy_requested") first_request.emplace(e["app"].get<std::string>(), e.t);
-    else if (e.kind == "app_state" && e["to"] == "RUNNING") first_running.emplace(e["app"].get<std::string>(), e.t);
-  }
+  std::map<std::string, Duration> to_running;
+  for (const auto& a : deploy_to_running(ev))
+    if (a.running) to_running.emplace(a.app, *a.running - a.requested);
   for (const auto& [id, app] : w_.control.apps()) {
     AppOutcome o;
     o.id = id;
     o.admitted = !app.admitted ? "pending" : (*app.admitted ? "admitted" : "rejected");
     o.final_state = name(app.life.state());
-    if (auto run = first_running.find(id); run != first_running.end())
-      if (auto req = first_request.find(id); req != first_request.end()) o.time_to_running = run->second - req->second;
+    if (auto t = to_running.find(id); t != to_running.end()) o.time_to_running = t->second;
     o.reservation = reservation_shape(app);
     o.message = app.message;
     result_.apps.push_back(o);

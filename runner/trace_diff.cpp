@@ -14,6 +14,22 @@
 
 namespace vramsim {
 
+std::vector<AppToRunning> deploy_to_running(const std::vector<TraceEvent>& events) {
+  std::vector<AppToRunning> out;
+  std::map<std::string, std::size_t> index;
+  for (const auto& e : events) {
+    if (!e.fields.contains("app") || !e.fields["app"].is_string()) continue;
+    const std::string& app = e.fields["app"].get_ref<const std::string&>();
+    if (e.kind == "deploy_requested") {
+      if (index.emplace(app, out.size()).second) out.push_back(AppToRunning{app, e.t, std::nullopt});
+    } else if (e.kind == "app_state" && e.fields.contains("to") && e.fields["to"] == "RUNNING") {
+      auto it = index.find(app);
+      if (it != index.end() && !out[it->second].running) out[it->second].running = e.t;
+    }
+  }
+  return out;
+}
+
 std::vector<TraceEvent> read_trace(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open the trace for reading");

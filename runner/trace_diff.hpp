@@ -42,6 +42,16 @@ struct TraceDiff {
 // signals, status snapshots), left out of the sequence comparison.
 bool world_specific_kind(const std::string& kind);
 
+// Each app's first deploy request and first RUNNING after it, apps in the
+// order of their first request (events whose `app` is not a string are
+// skipped): what "time to RUNNING" measures everywhere.
+struct AppToRunning {
+  std::string app;
+  SimTime requested = 0;
+  std::optional<SimTime> running;
+};
+std::vector<AppToRunning> deploy_to_running(const std::vector<TraceEvent>& events);
+
 // Milestones per app (from its deploy request) and per run.
 std::vector<PhaseRow> phase_durations(const std::vector<TraceEvent>& a, const std::vector<TraceEvent>& b);
 TraceDiff diff_traces(const std::vector<TraceEvent>& a, const std::vector<TraceEvent>& b);

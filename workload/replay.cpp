@@ -21,7 +21,7 @@ ReplayResult replay_swf(const SwfTrace& trace, std::int64_t procs, PartitionPoli
   std::vector<Pending> pending;
   pending.reserve(trace.jobs.size());
   for (const SwfJob& j : trace.jobs) {
-    const std::int64_t p = j.alloc_procs > 0 ? j.alloc_procs : j.req_procs;
+    const std::int64_t p = replay_procs(j);
     if (j.run_time <= 0) {
       ++r.skipped_no_run_time;
     } else if (p <= 0) {
@@ -34,9 +34,8 @@ ReplayResult replay_swf(const SwfTrace& trace, std::int64_t procs, PartitionPoli
       pj.id = static_cast<std::int64_t>(r.jobs.size());
       pj.procs = p;
       pj.run_time = j.run_time;
-      // The reservation trusts the user's request; without one, the run time.
-      pj.estimate = j.req_time > 0 ? j.req_time : j.run_time;
-      if (trace.kill_at_req_time && j.req_time > 0) pj.time_limit = j.req_time;
+      pj.estimate = replay_estimate(j);
+      pj.time_limit = replay_time_limit(trace, j);
       pending.push_back({r.jobs.size(), pj});
       r.jobs.push_back({j.id, j.submit, -1, -1, p, j.wait});
     }

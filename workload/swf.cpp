@@ -174,4 +174,13 @@ SwfTrace load_swf(const std::string& path, std::size_t limit) {
   return parse_swf(read_workload_file(path), path, limit);
 }
 
+std::int64_t replay_procs(const SwfJob& j) { return j.alloc_procs > 0 ? j.alloc_procs : j.req_procs; }
+
+std::int64_t replay_estimate(const SwfJob& j) { return j.req_time > 0 ? j.req_time : j.run_time; }
+
+std::optional<std::int64_t> replay_time_limit(const SwfTrace& trace, const SwfJob& j) {
+  if (trace.kill_at_req_time && j.req_time > 0) return j.req_time;
+  return std::nullopt;
+}
+
 }  // namespace vramsim

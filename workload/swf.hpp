@@ -68,6 +68,14 @@ struct SwfTrace {
   bool kill_at_req_time = false;
 };
 
+// What a replay takes of a job (docs/workloads.md): its allocated
+// processors, else the requested ones (<= 0: unknown); the user's requested
+// time as the scheduler's estimate, else the run time; a kill at the
+// requested time only where the trace asks for one (Batsim walltimes).
+std::int64_t replay_procs(const SwfJob& j);
+std::int64_t replay_estimate(const SwfJob& j);
+std::optional<std::int64_t> replay_time_limit(const SwfTrace& trace, const SwfJob& j);
+
 // The 18 field names, in column order, as the error messages spell them.
 extern const std::array<std::string_view, 18> kSwfFields;
 
