@@ -50,19 +50,12 @@ void NodeScheduler::submit(std::int64_t at, const NodeJob& job) {
   const NodeShape& a = job.per_node;
   if (job.nodes < 1 || a.cpus < 0 || a.mem_mb < 0 || a.gpus < 0 || !place(job, capacity_))
     throw std::invalid_argument(who + "asks for more than the empty partition holds");
-  if (job.run_time < 0 || job.estimate < 0 || (job.time_limit && *job.time_limit < 0))
-    throw std::invalid_argument(who + "expected times >= 0");
-  move_to(at);
-  const std::uint64_t seq = seq_++;
-  if (!ids_.emplace(job.id, seq).second) throw std::invalid_argument(who + "already queued or running");
+  const std::uint64_t seq = enter(at, job, who);  // may run passes: before the queue grows
   queue_.push_back({job, seq});
-  pass_pending_ = true;
 }
 
 bool NodeScheduler::cancel(std::int64_t at, std::int64_t id) {
-  if (at < now_) throw std::invalid_argument("partition: cancel in the past");
-  move_to(at);
-  const auto it = ids_.find(id);
+  const auto it = find_to_cancel(at, id);
   if (it == ids_.end()) return false;
   const std::uint64_t seq = it->second;
   if (running_.count(seq)) {

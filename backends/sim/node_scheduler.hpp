@@ -80,11 +80,9 @@ class NodeScheduler : public SchedulerClock<NodeScheduler> {
   std::vector<NodeShape> capacity_, free_;
   PartitionPolicy policy_;
   Callbacks cb_;
-  std::uint64_t seq_ = 0;
   std::vector<Queued> queue_;  // submit order
   std::unordered_map<std::uint64_t, Running> running_;
   std::set<Key> expected_;  // EASY: (start + estimate, seq)
-  std::unordered_map<std::int64_t, std::uint64_t> ids_;
 };
 
 }  // namespace vramsim

@@ -94,13 +94,11 @@ class PartitionScheduler : public SchedulerClock<PartitionScheduler> {
   std::int64_t procs_, free_;
   PartitionPolicy policy_;
   Callbacks cb_;
-  std::uint64_t seq_ = 0;
   std::vector<Queued> queue_;  // submit order, from head_ on
   std::size_t head_ = 0;
   std::unordered_map<std::uint64_t, Running> running_;  // by seq
   // EASY: (start + estimate, seq, procs) of running jobs.
   std::set<std::tuple<std::int64_t, std::uint64_t, std::int64_t>> expected_;
-  std::unordered_map<std::int64_t, std::uint64_t> ids_;  // id -> seq, queued or running
 };
 
 }  // namespace vramsim

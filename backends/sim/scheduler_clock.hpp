@@ -9,6 +9,8 @@
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <unordered_map>
 #include <utility>
 
 namespace vramsim {
@@ -46,6 +48,27 @@ class SchedulerClock {
   // (time, seq): seq numbers submissions, so no two keys are equal.
   using Key = std::pair<std::int64_t, std::uint64_t>;
 
+  // What every submission checks and gets, after the scheduler's own checks
+  // of the job's size: times >= 0, time moved to `at`, an id not already
+  // queued or running; returns its seq. The job then waits for a pass.
+  template <class Job>
+  std::uint64_t enter(std::int64_t at, const Job& job, const std::string& who) {
+    if (job.run_time < 0 || job.estimate < 0 || (job.time_limit && *job.time_limit < 0))
+      throw std::invalid_argument(who + "expected times >= 0");
+    move_to(at);
+    const std::uint64_t seq = seq_++;
+    if (!ids_.emplace(job.id, seq).second) throw std::invalid_argument(who + "already queued or running");
+    pass_pending_ = true;
+    return seq;
+  }
+  // A cancellation at `at`: time moved there; the job's entry in ids_, or
+  // ids_.end() when it is neither queued nor running.
+  std::unordered_map<std::int64_t, std::uint64_t>::iterator find_to_cancel(std::int64_t at, std::int64_t id) {
+    if (at < now_) throw std::invalid_argument("partition: cancel in the past");
+    move_to(at);
+    return ids_.find(id);
+  }
+
   void move_to(std::int64_t t) {
     for (;;) {
       if (!ends_.empty() && ends_.begin()->first <= t) {
@@ -75,6 +98,8 @@ class SchedulerClock {
   std::int64_t now_ = 0;
   bool pass_pending_ = false;
   std::set<Key> ends_;  // real ends of running jobs
+  std::uint64_t seq_ = 0;
+  std::unordered_map<std::int64_t, std::uint64_t> ids_;  // id -> seq, queued or running
 
  private:
   Derived& self() { return static_cast<Derived&>(*this); }
