@@ -69,7 +69,7 @@ std::vector<TraceEvent> parse_trace(std::istream& in, const std::string& path) {
 
 bool world_specific_kind(const std::string& kind) {
   static const std::set<std::string> kinds = {"agent_gone", "agent_refused", "agent_unreachable", "slurm_error",
-                                              "signal", "status", "run_ended"};
+                                              "job_orphan_cancelled", "signal", "status", "run_ended"};
   return kinds.count(kind) > 0;
 }
 

@@ -32,7 +32,7 @@ struct Cleanup {
     client.list([this](std::optional<std::vector<SqueueJob>> jobs, std::string error) {
       if (!jobs) return add_error(error);
       for (const auto& j : *jobs)
-        if (j.comment == run_id || journal_ids.count(j.id) > 0) report.found.push_back(j.id);
+        if (comment_of_run(j.comment, run_id) || journal_ids.count(j.id) > 0) report.found.push_back(j.id);
       if (report.found.empty()) return;
       client.cancel(report.found, [this](bool ok, std::string error) {
         if (!ok) {

@@ -43,8 +43,12 @@ std::string SlurmBackend::worker_script(const WorkerJobSize& size) const {
 }
 
 void SlurmBackend::submit_worker(const WorkerJobSize& size, SubmitDone done) {
-  client_.submit(worker_script(size), cfg_.run_id,
+  ++submits_in_flight_;
+  ++submit_generation_;
+  client_.submit(worker_script(size), slurm::job_comment(cfg_.run_id, ++submissions_),
                  [this, size, done = std::move(done)](std::optional<std::string> id, std::string error) {
+                   --submits_in_flight_;
+                   ++submit_generation_;
                    if (!id) {
                      trace_.record(exec_.now(), "job_rejected",
                                    {{"gpus", size.gpus}, {"cpus", size.cpus},
@@ -55,9 +59,9 @@ void SlurmBackend::submit_worker(const WorkerJobSize& size, SubmitDone done) {
                    // The journal first: a head killed right after this line
                    // still leaves the id for --cleanup.
                    if (journal_) journal_->record(cfg_.run_id, *id);
-                   Job j;
+                   Job& j = jobs_[*id];
                    j.size = size;
-                   jobs_[*id] = j;
+                   watch(j);
                    trace_.record(exec_.now(), "job_submitted",
                                  {{"job", *id}, {"gpus", size.gpus}, {"cpus", size.cpus},
                                   {"mem_per_cpu_gb", size.mem_per_cpu_gb},
@@ -72,6 +76,7 @@ void SlurmBackend::cancel_jobs(const std::vector<std::string>& ids) {
     auto it = jobs_.find(id);
     if (it == jobs_.end() || it->second.ended) continue;
     it->second.cancel_requested = true;
+    watch(it->second);
     trace_.record(exec_.now(), "job_cancel_requested", {{"job", id}});
     mine.push_back(id);
   }
@@ -154,21 +159,46 @@ void SlurmBackend::arm_poll(std::chrono::milliseconds delay) {
   });
 }
 
+void SlurmBackend::watch(Job& j) {
+  if (cfg_.squeue_watch_poll.count() <= 0) return;
+  j.watch_until = std::chrono::steady_clock::now() + cfg_.squeue_watch_window;
+  if (!poll_in_flight_) arm_poll(std::min(cfg_.squeue_watch_poll, cfg_.squeue_poll));
+}
+
+std::chrono::milliseconds SlurmBackend::next_poll_delay() const {
+  if (cfg_.squeue_watch_poll.count() <= 0) return cfg_.squeue_poll;
+  const auto now = std::chrono::steady_clock::now();
+  for (const auto& [id, j] : jobs_)
+    if (!j.ended && now < j.watch_until && (j.cancel_requested || !j.started_traced))
+      return std::min(cfg_.squeue_watch_poll, cfg_.squeue_poll);
+  return cfg_.squeue_poll;
+}
+
 void SlurmBackend::poll() {
   if (closed_ || poll_in_flight_) return;
   poll_in_flight_ = true;
-  client_.list([this](std::optional<std::vector<slurm::SqueueJob>> rows, std::string error) {
+  // Whether every sbatch of the run had answered before this squeue ran and
+  // none answered while it ran: only then is a listed job of the run that
+  // the head does not know an orphan rather than an answer still on its way.
+  const bool quiet = submits_in_flight_ == 0;
+  const std::uint64_t generation = submit_generation_;
+  client_.list([this, quiet, generation](std::optional<std::vector<slurm::SqueueJob>> rows, std::string error) {
     poll_in_flight_ = false;
     if (closed_) return;
     if (!rows) {
       trace_.record(exec_.now(), "slurm_error", {{"command", "squeue"}, {"error", error}});
       if (on_fatal) on_fatal(error);
-      arm_poll(cfg_.squeue_poll);
+      arm_poll(next_poll_delay());
       return;
     }
     std::set<std::string> listed;
+    std::vector<std::string> orphans;
     for (const auto& row : *rows) {
       auto it = jobs_.find(row.id);
+      if (it == jobs_.end() && quiet && generation == submit_generation_ &&
+          slurm::comment_of_run(row.comment, cfg_.run_id) && row.comment != cfg_.run_id &&
+          !is_terminal(row.job_state) && orphans_cancelled_.insert(row.id).second)
+        orphans.push_back(row.id);
       if (it == jobs_.end() || it->second.ended) continue;
       listed.insert(row.id);
       Job& j = it->second;
@@ -184,7 +214,16 @@ void SlurmBackend::poll() {
         job_gone(id, j, j.cancel_requested ? "CANCELLED" : "COMPLETED",
                  j.cancel_requested ? "scancel" : "left the queue");
     for (const auto& [id, j] : jobs_) polled_once_.insert(id);
-    arm_poll(cfg_.squeue_poll);
+    // A job of the run that no sbatch answered with (its answer was lost and
+    // squeue could not tell at the time): nothing would ever use or cancel
+    // it, so it is cancelled now rather than left to its time limit.
+    if (!orphans.empty()) {
+      for (const auto& id : orphans) trace_.record(exec_.now(), "job_orphan_cancelled", {{"job", id}});
+      client_.cancel(orphans, [this](bool ok, std::string error) {
+        if (!ok) trace_.record(exec_.now(), "slurm_error", {{"command", "scancel"}, {"error", error}});
+      });
+    }
+    arm_poll(next_poll_delay());
   });
 }
 

@@ -42,6 +42,14 @@ struct SlurmBackendConfig {
   std::string advertisement;           // the advertisement variant agents compute with
   Duration agent_heartbeat = 0;        // wall; 0: the agent's default
   std::chrono::milliseconds squeue_poll{250};  // wall time between squeue calls
+  // While a job of the run is about to change state (submitted and not yet
+  // seen running, or cancelled and still listed), squeue runs every
+  // squeue_watch_poll instead, for at most squeue_watch_window after the
+  // sbatch or scancel: the moment SLURM starts or clears the job is then
+  // seen within one quick squeue, not one squeue_poll. 0: off (the default;
+  // a busy controller would take the extra squeue calls badly).
+  std::chrono::milliseconds squeue_watch_poll{0};
+  std::chrono::milliseconds squeue_watch_window{3000};
   slurm::SlurmClientConfig client;
   slurm::AgentServerConfig server;
   // Emulated latencies (vramsim live --emulate-boot): wall seconds an agent
@@ -86,12 +94,15 @@ class SlurmBackend final : public ClusterBackend, private slurm::AgentServerList
     bool started_traced = false, registered = false, cancel_requested = false, ended = false;
     std::string host;
     std::map<int, DeviceObservation> memory;
+    std::chrono::steady_clock::time_point watch_until{};  // quick polls until then (squeue_watch_poll)
   };
   struct PendingStart { std::string job_id, replica; StartDone done; };
   struct PendingCall { std::string job_id; CallDone done; };
 
   void poll();
   void arm_poll(std::chrono::milliseconds delay);
+  void watch(Job& j);
+  std::chrono::milliseconds next_poll_delay() const;
   void job_seen_running(const std::string& id, Job& j, const std::string& host);
   void job_gone(const std::string& id, Job& j, const std::string& state, const std::string& reason);
   void fail_node_requests(const std::string& job_id, const std::string& error);
@@ -121,6 +132,10 @@ class SlurmBackend final : public ClusterBackend, private slurm::AgentServerList
   boost::asio::steady_timer poll_timer_;
   bool poll_in_flight_ = false, closed_ = false;
   std::set<std::string> polled_once_;  // jobs an squeue has run after the submission of
+  std::uint64_t submissions_ = 0;       // sbatch calls made: the n of each job's comment
+  int submits_in_flight_ = 0;           // sbatch calls not answered yet
+  std::uint64_t submit_generation_ = 0; // bumped at every sbatch call and answer
+  std::set<std::string> orphans_cancelled_;  // jobs of the run no sbatch answered with
 };
 
 }  // namespace vramsim

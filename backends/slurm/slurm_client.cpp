@@ -130,6 +130,13 @@ std::optional<std::vector<SqueueJob>> parse_squeue_output(const std::string& out
   return jobs;
 }
 
+std::string job_comment(const std::string& run_id, std::uint64_t n) { return run_id + "#" + std::to_string(n); }
+
+bool comment_of_run(const std::string& comment, const std::string& run_id) {
+  return comment.compare(0, run_id.size(), run_id) == 0 &&
+         (comment.size() == run_id.size() || comment[run_id.size()] == '#');
+}
+
 bool is_transient(const CommandResult& r) {
   if (r.timed_out) return true;
   if (!r.spawn_error.empty() || r.ok()) return false;
@@ -198,15 +205,64 @@ void SlurmClient::run_with_retry(std::vector<std::string> argv, std::string stdi
   st->attempt();
 }
 
+// An sbatch whose answer was lost (a timeout, a dropped connection) may
+// still have queued the job: before sending it again, the client looks for
+// it by its comment, which the caller makes unique per submission. A job
+// found is the answer; none found, the next attempt; no answer from squeue
+// either, the submission fails rather than risk a second job.
+struct SlurmClient::SubmitState {
+  CommandSpec spec;
+  std::string comment;
+  int attempt_count = 0;
+  std::chrono::milliseconds backoff;
+  std::function<void(std::optional<std::string>, std::string)> done;
+  std::unique_ptr<asio::steady_timer> timer;
+};
+
 void SlurmClient::submit(const std::string& script, const std::string& comment,
                          std::function<void(std::optional<std::string>, std::string)> done) {
-  run_with_retry({cfg_.sbatch, "--parsable", "--comment=" + comment}, script,
-                 [done = std::move(done)](CommandResult r, std::string error) {
-                   if (!error.empty()) return done(std::nullopt, std::move(error));
-                   auto id = parse_sbatch_output(r.out);
-                   if (!id) return done(std::nullopt, r.program + ": expected a job id, got \"" + first_line(r.out) + "\"");
-                   done(std::move(id), "");
-                 });
+  auto st = std::make_shared<SubmitState>();
+  st->spec.argv = {cfg_.sbatch, "--parsable", "--comment=" + comment};
+  st->spec.stdin_data = script;
+  st->spec.timeout = cfg_.timeout;
+  st->spec.env = cfg_.env;
+  st->comment = comment;
+  st->backoff = cfg_.backoff;
+  st->done = std::move(done);
+  st->timer = std::make_unique<asio::steady_timer>(io_);
+  submit_attempt(st);
+}
+
+void SlurmClient::submit_attempt(const std::shared_ptr<SubmitState>& st) {
+  ++st->attempt_count;
+  std::weak_ptr<bool> alive = alive_;
+  runner_.run(st->spec, [this, alive, st](CommandResult r) {
+    if (alive.expired()) return;
+    if (r.ok()) {
+      auto id = parse_sbatch_output(r.out);
+      if (!id) return st->done(std::nullopt, r.program + ": expected a job id, got \"" + first_line(r.out) + "\"");
+      return st->done(std::move(id), "");
+    }
+    if (!is_transient(r)) return st->done(std::nullopt, r.describe());
+    const std::string failure = r.describe();
+    list([this, alive, st, failure](std::optional<std::vector<SqueueJob>> jobs, std::string error) {
+      if (alive.expired()) return;
+      if (!jobs)
+        return st->done(std::nullopt, "slurm controller unreachable: " + failure + "; squeue could not tell whether " +
+                                          "the job was queued (" + error + "), so it was not sent again: look for " +
+                                          "--comment=" + st->comment);
+      for (const auto& j : *jobs)
+        if (j.comment == st->comment) return st->done(j.id.substr(0, j.id.find('_')), "");  // "123_[1-4]": 123
+      if (st->attempt_count >= cfg_.attempts)
+        return st->done(std::nullopt, "slurm controller unreachable: " + failure + " (" +
+                                          std::to_string(st->attempt_count) + " attempts)");
+      st->timer->expires_after(st->backoff);
+      st->backoff *= 2;
+      st->timer->async_wait([this, alive, st](const boost::system::error_code& ec) {
+        if (!ec && !alive.expired()) submit_attempt(st);
+      });
+    });
+  });
 }
 
 void SlurmClient::list(std::function<void(std::optional<std::vector<SqueueJob>>, std::string)> done) {

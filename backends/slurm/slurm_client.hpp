@@ -54,6 +54,14 @@ extern const char* const kSqueueFormat;
 // hide a job.
 extern const char* const kSqueueStates;
 
+// The --comment of a run's n-th worker job, "<run id>#<n>": unique per
+// submission (SlurmClient::submit looks a lost submission up by it), and
+// still naming the run (run ids hold no '#').
+std::string job_comment(const std::string& run_id, std::uint64_t n);
+// Whether a job with this comment belongs to the run: "<run id>" or
+// "<run id>#...".
+bool comment_of_run(const std::string& comment, const std::string& run_id);
+
 // Whether a failed command is worth retrying: a timeout, or an error text of
 // an unreachable or overloaded controller.
 bool is_transient(const CommandResult& r);
@@ -65,7 +73,11 @@ class SlurmClient {
  public:
   SlurmClient(boost::asio::io_context& io, ProcessRunner& runner, SlurmClientConfig cfg);
 
-  // sbatch --parsable --comment=<comment>, the script on stdin.
+  // sbatch --parsable --comment=<comment>, the script on stdin. The comment
+  // should name this one submission: when an sbatch fails in a way that may
+  // have queued the job anyway (a timeout, a lost reply), the job is looked
+  // for by its comment before sbatch runs again, so a retry never queues a
+  // second copy; where squeue cannot tell either, the submission fails.
   void submit(const std::string& script, const std::string& comment,
               std::function<void(std::optional<std::string> job_id, std::string error)> done);
   // squeue --me --noheader --states=<kSqueueStates> --format=<kSqueueFormat>:
@@ -82,6 +94,9 @@ class SlurmClient {
   // it failed, the one-line error.
   void run_with_retry(std::vector<std::string> argv, std::string stdin_data,
                       std::function<void(CommandResult, std::string error)> done);
+
+  struct SubmitState;
+  void submit_attempt(const std::shared_ptr<SubmitState>& st);
 
   boost::asio::io_context& io_;
   ProcessRunner& runner_;

@@ -116,7 +116,7 @@ class LiveHead : public ::testing::Test {
     std::istringstream in(slurp(work_ + "/squeue.out"));
     std::string id, comment;
     while (in >> id >> comment)
-      if (comment == run_id) ids.push_back(id);
+      if (comment == run_id || comment.rfind(run_id + "#", 0) == 0) ids.push_back(id);
     return ids;
   }
   static std::vector<TraceEvent> of(const std::vector<TraceEvent>& ev, const std::string& kind) {
@@ -143,9 +143,21 @@ class LiveHead : public ::testing::Test {
 // empty; and the same event kinds in the same order as the simulated run.
 TEST_F(LiveHead, ColdStartFixedRunsLiveAsInSimulation) {
   const std::string run_id = "t1-" + std::to_string(getpid());
+  // A job of the run that no sbatch of the head answered with, as an sbatch
+  // whose answer was lost leaves it: the head cancels it at its first squeue.
+  ASSERT_EQ(run({"/bin/sh", "-c", "sbatch --parsable --cpus-per-task=1 --mem-per-cpu=1G --job-name=lost "
+                                  "--comment=" + run_id + "#99 --output=/dev/null --wrap 'sleep 300'"},
+                "lost"), 0)
+      << slurp(work_ + "/lost.err");
+  std::string lost = slurp(work_ + "/lost.out");
+  lost = lost.substr(0, lost.find_first_of(";\n"));
   ASSERT_EQ(run(live_args("cold-start-live.json", "fixed", run_id), "head"), 0)
       << slurp(work_ + "/head.out") << slurp(work_ + "/head.err");
   const auto live = read_trace(work_ + "/" + run_id + "/trace.jsonl");
+  const auto orphans = of(live, "job_orphan_cancelled");
+  ASSERT_EQ(orphans.size(), 1u);
+  EXPECT_EQ(orphans[0]["job"], lost);
+  for (const auto& e : of(live, "job_submitted")) EXPECT_NE(e["job"], lost);
   const auto adm = of(live, "admission");
   ASSERT_EQ(adm.size(), 1u);
   EXPECT_EQ(adm[0]["admitted"], true);

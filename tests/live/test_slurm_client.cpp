@@ -71,6 +71,16 @@ TEST(SlurmParse, StateMapping) {
   EXPECT_EQ(job_state_from_squeue("pending"), std::nullopt);
 }
 
+TEST(SlurmParse, CommentsNameTheRunAndTheSubmission) {
+  EXPECT_EQ(job_comment("run-1", 3), "run-1#3");
+  EXPECT_TRUE(comment_of_run("run-1#3", "run-1"));
+  EXPECT_TRUE(comment_of_run("run-1", "run-1"));
+  EXPECT_FALSE(comment_of_run("run-10#1", "run-1")) << "another run whose id starts the same";
+  EXPECT_FALSE(comment_of_run("run-1-x", "run-1"));
+  EXPECT_FALSE(comment_of_run("run", "run-1"));
+  EXPECT_FALSE(comment_of_run("", "run-1"));
+}
+
 TEST(SlurmParse, TransientOrPermanent) {
   CommandResult r;
   r.exit_code = 1;
@@ -345,16 +355,48 @@ TEST_F(SlurmLive, UnreachableControllerIsOneClearLineAfterBoundedRetries) {
   EXPECT_EQ(lines_in(work / "calls-squeue"), 3);
   EXPECT_LT(took, 20s);
 
-  // A controller that never answers within the timeout: each attempt is
-  // killed at the timeout, then the same one line.
+  // A controller that never answers within the timeout: the sbatch attempt
+  // is killed at the timeout. It may have queued the job, and squeue cannot
+  // tell either, so it is not sent again: one line that says so.
   c.timeout = 500ms;
   start = Clock::now();
-  auto [id, err2] = submit(script("true"), tag, &c);
+  auto [id, err2] = submit(script("true"), tag + "#1", &c);
   took = Clock::now() - start;
   EXPECT_FALSE(id);
-  EXPECT_EQ(err2, "slurm controller unreachable: " + c.sbatch + ": timed out after 500 ms (3 attempts)");
-  EXPECT_EQ(lines_in(work / "calls-sbatch"), 3);
-  EXPECT_LT(took, 5s);
+  EXPECT_EQ(err2.rfind("slurm controller unreachable: " + c.sbatch + ": timed out after 500 ms; squeue could not "
+                       "tell whether the job was queued (slurm controller unreachable: ",
+                       0),
+            0u)
+      << err2;
+  EXPECT_NE(err2.find("so it was not sent again: look for --comment=" + tag + "#1"), std::string::npos) << err2;
+  EXPECT_EQ(err2.find('\n'), std::string::npos) << err2;
+  EXPECT_EQ(lines_in(work / "calls-sbatch"), 1) << "a submission that may have been queued was sent again";
+  EXPECT_LT(took, 10s);
+  fs::remove_all(work);
+}
+
+// An sbatch that queues its job, then loses the answer (killed at the
+// timeout): the job is found by its comment and is the answer; no second
+// sbatch, one job.
+TEST_F(SlurmLive, ATimedOutSbatchThatQueuedItsJobIsNotSentAgain) {
+  const fs::path work = fs::path(dir) / tag;
+  fs::create_directories(work);
+  const fs::path slow = work / "slow-sbatch";
+  std::ofstream(slow) << "#!/bin/sh\necho x >> '" << (work / "calls-sbatch").string()
+                      << "'\nsbatch \"$@\" > '" << (work / "first-answer").string() << "'\nexec sleep 30\n";
+  fs::permissions(slow, fs::perms::owner_all);
+  SlurmClientConfig c = cfg;
+  c.sbatch = slow.string();
+  c.timeout = 1500ms;
+  const std::string comment = tag + "#1";
+  auto [id, err] = submit(script("sleep 120"), comment, &c);
+  ASSERT_TRUE(id) << err;
+  EXPECT_EQ(lines_in(work / "calls-sbatch"), 1);
+  const std::string first = slurp(work / "first-answer");
+  EXPECT_EQ(first.substr(0, first.find_first_of(";\n")), *id) << "the job the lost answer would have named";
+  auto [jobs, list_err] = list();
+  ASSERT_TRUE(jobs) << list_err;
+  EXPECT_EQ(std::count_if(jobs->begin(), jobs->end(), [&](const SqueueJob& j) { return j.comment == comment; }), 1);
   fs::remove_all(work);
 }
 
