@@ -9,6 +9,7 @@
 #include <boost/asio/read.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/write.hpp>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <csignal>
@@ -125,6 +126,25 @@ class FlushEachEvent final : public TraceSink {
 
 }  // namespace
 
+std::string run_id_problem(const std::string& id) {
+  if (id.empty()) return "expected a non-empty run id";
+  if (id.size() > 64) return "expected at most 64 characters, got " + std::to_string(id.size());
+  if (id[0] == '-' || id[0] == '.') return "expected a run id that does not start with '-' or '.'";
+  for (unsigned char c : id)
+    if (!std::isalnum(c) && c != '.' && c != '_' && c != '-')
+      return "expected only letters, digits, '.', '_' and '-'";
+  return "";
+}
+
+std::string script_path_problem(const std::string& path) {
+  if (path.empty()) return "expected a non-empty path";
+  for (unsigned char c : path)
+    if (!std::isalnum(c) && !std::strchr("/._-+=,@:", c))
+      return "expected only letters, digits and / . _ - + = , @ : (the path goes into the worker job's sbatch "
+             "script); move it or give another";
+  return "";
+}
+
 LiveOutcome run_live(const Scenario& sc, const LiveOptions& opt, std::ostream& log) {
   LiveOutcome out;
   const std::uint64_t seed = opt.seed.value_or(sc.seed);
@@ -137,7 +157,15 @@ LiveOutcome run_live(const Scenario& sc, const LiveOptions& opt, std::ostream& l
   for (const auto& [m, v] : policies.names) policy_names[m] = v;
 
   out.run_id = opt.run_id.empty() ? default_run_id() : opt.run_id;
+  if (auto why = run_id_problem(out.run_id); !why.empty())
+    throw LiveOptionError("--run-id '" + out.run_id + "': " + why);
   out.workdir = fs::absolute(opt.workdir.empty() ? fs::path("vramsim-live") / out.run_id : fs::path(opt.workdir)).string();
+  if (auto why = script_path_problem(out.workdir); !why.empty())
+    throw LiveOptionError("--workdir '" + out.workdir + "': " + why);
+  const std::string agent_program = find_agent(opt.agent_program);
+  if (auto why = script_path_problem(agent_program); !why.empty())
+    throw LiveOptionError("--agent '" + agent_program + "': " + why);
+  if (auto why = script_path_problem(opt.bind); !why.empty()) throw LiveOptionError("--bind '" + opt.bind + "': " + why);
   std::error_code ec;
   fs::create_directories(fs::path(out.workdir) / "slurm_logs", ec);
   if (ec) throw std::runtime_error("cannot create the run directory '" + out.workdir + "': " + ec.message());
@@ -178,11 +206,13 @@ LiveOutcome run_live(const Scenario& sc, const LiveOptions& opt, std::ostream& l
   bc.run_id = out.run_id;
   bc.journal_path = (fs::path(out.workdir) / "journal").string();
   bc.workspace_dir = out.workdir;
-  bc.agent_program = find_agent(opt.agent_program);
+  bc.agent_program = agent_program;
   bc.secret_file = secret_path;
   bc.advertisement = policies.names.at("advertisement");
   if (opt.agent_heartbeat_s > 0) bc.agent_heartbeat = seconds(opt.agent_heartbeat_s);
   bc.squeue_poll = opt.squeue_poll;
+  bc.squeue_watch_poll = opt.squeue_watch_poll;
+  bc.squeue_watch_window = opt.squeue_watch_window;
   bc.client = opt.client;
   bc.server.bind = opt.bind;
   bc.server.port = opt.agent_port;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <optional>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,8 @@ struct LiveOptions {
   std::chrono::milliseconds agent_timeout{15000};  // wall: silence after which a node is lost
   double agent_heartbeat_s = 0;                    // wall; 0: the agent's default
   std::chrono::milliseconds squeue_poll{250};
+  std::chrono::milliseconds squeue_watch_poll{0};      // SlurmBackendConfig::squeue_watch_poll
+  std::chrono::milliseconds squeue_watch_window{3000};
   std::chrono::milliseconds drain_wait{10000};     // after shutdown, wait this long for squeue to empty
   slurm::SlurmClientConfig client;
   // Agents wait the scenario's drawn node_boot + registration before they
@@ -45,6 +48,23 @@ struct LiveOptions {
   // the agent channel stay real, the boot is emulated.
   bool emulate_boot = false;
 };
+
+// A run id, path or address that the worker job's sbatch script cannot
+// carry as it is: it becomes a word of a shell command line and of #SBATCH
+// lines, and SLURM expands '%' in --output. The message names the option;
+// vramsim live exits 2. Thrown by run_live before it creates anything.
+class LiveOptionError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Empty when `id` can be a run id (1 to 64 of A-Z a-z 0-9 . _ -, not
+// starting with '-' or '.'), else what is wrong with it: it is the jobs'
+// --comment, a folder name and a word of the worker script.
+std::string run_id_problem(const std::string& id);
+// Empty when `path` can go into the worker script (A-Z a-z 0-9 and
+// / . _ - + = , @ :), else what is wrong with it.
+std::string script_path_problem(const std::string& path);
 
 struct LiveOutcome {
   RunResult result;

@@ -1,5 +1,6 @@
 #include "tools/live_commands.hpp"
 
+#include <cmath>
 #include <iostream>
 
 #include "live/live_run.hpp"
@@ -15,6 +16,7 @@ struct LiveCommandState {
   std::string status_every, status_csv = "status-timeline.csv", status_json;
   std::vector<std::string> status_at;
   double time_scale = 1.0, agent_timeout_s = 15, heartbeat_s = 0, squeue_poll_s = 0.25;
+  double squeue_watch_poll_s = 0, squeue_watch_window_s = 3;
   int agent_port = 0, status_port = -1;
   bool emulate_boot = false;
   std::uint64_t seed = 0;
@@ -40,6 +42,11 @@ LiveCommands::LiveCommands(CLI::App& app) : s_(std::make_unique<LiveCommandState
   s.live->add_option("--agent-timeout", s.agent_timeout_s, "wall seconds of agent silence before its node is lost (default 15)");
   s.live->add_option("--heartbeat", s.heartbeat_s, "agents' heartbeat period, wall seconds (default: the agent's)");
   s.live->add_option("--squeue-poll", s.squeue_poll_s, "wall seconds between squeue calls (default 0.25)");
+  s.live->add_option("--squeue-watch-poll", s.squeue_watch_poll_s,
+                     "wall seconds between squeue calls while a job of the run is about to start or leave, "
+                     "in [0, 3600]; 0: off (default)");
+  s.live->add_option("--squeue-watch-window", s.squeue_watch_window_s,
+                     "wall seconds after an sbatch or scancel that the watch lasts, in (0, 3600] (default 3)");
   s.live->add_option("--status-at", s.status_at, "print the cluster status at this scenario time (repeatable)");
   s.live->add_option("--status-every", s.status_every, "sample the status timeline with this period");
   s.live->add_option("--status-csv", s.status_csv, "timeline CSV file (default status-timeline.csv)");
@@ -90,6 +97,16 @@ std::optional<int> LiveCommands::run() {
       std::cerr << "vramsim: live: --agent-timeout and --squeue-poll take seconds in (0, 3600], got " << v << "\n";
       return 2;
     }
+  if (!(s.squeue_watch_poll_s >= 0) || s.squeue_watch_poll_s > 3600) {
+    std::cerr << "vramsim: live: --squeue-watch-poll: expected seconds in [0, 3600], got " << s.squeue_watch_poll_s
+              << "\n";
+    return 2;
+  }
+  if (!(s.squeue_watch_window_s > 0) || s.squeue_watch_window_s > 3600) {
+    std::cerr << "vramsim: live: --squeue-watch-window: expected seconds in (0, 3600], got "
+              << s.squeue_watch_window_s << "\n";
+    return 2;
+  }
   if (s.heartbeat_s < 0 || s.heartbeat_s > 3600) {
     std::cerr << "vramsim: --heartbeat: expected seconds in [0, 3600], got " << s.heartbeat_s << "\n";
     return 2;
@@ -117,6 +134,8 @@ std::optional<int> LiveCommands::run() {
   opt.agent_timeout = std::chrono::milliseconds(static_cast<long>(s.agent_timeout_s * 1000));
   opt.agent_heartbeat_s = s.heartbeat_s;
   opt.squeue_poll = std::chrono::milliseconds(static_cast<long>(s.squeue_poll_s * 1000));
+  opt.squeue_watch_poll = std::chrono::milliseconds(std::lround(s.squeue_watch_poll_s * 1000));
+  opt.squeue_watch_window = std::chrono::milliseconds(std::lround(s.squeue_watch_window_s * 1000));
   for (const auto& t : s.status_at) {
     auto d = parse_duration(t);
     if (!d) {
@@ -145,6 +164,9 @@ std::optional<int> LiveCommands::run() {
     return o.exit_code;
   } catch (const ScenarioError& e) {
     std::cerr << "vramsim: invalid scenario: " << e.what() << "\n";
+    return 2;
+  } catch (const LiveOptionError& e) {
+    std::cerr << "vramsim: live: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "vramsim: live: " << e.what() << "\n";
