@@ -22,9 +22,15 @@ inline std::string format_number(double v) {
 // decimals without trailing zeros ("0.04", "0.3333").
 inline std::string format_amount(double v) {
   char buf[64];
+  // Past 1e15 (or not finite) no decimals are meaningful and "%.4f" would
+  // not fit: the shortest general form, as format_number does.
+  if (!(std::fabs(v) < 1e15)) {
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+  }
   const double r = std::round(v);
   if (std::fabs(v - r) < 0.5 / kAmountScale) {
-    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(r));
+    std::snprintf(buf, sizeof buf, "%.0f", r == 0 ? 0.0 : r);  // no "-0"
     return buf;
   }
   std::snprintf(buf, sizeof buf, "%.4f", v);

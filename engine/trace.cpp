@@ -83,6 +83,9 @@ std::vector<TraceEvent> MemorySink::of_kind(const std::string& kind) const {
 }
 
 void TraceRecorder::record(SimTime t, std::string kind, Json fields) {
+  // A fieldless event is an empty object, as it reads back from a trace file,
+  // so that patterns match it alike in a run and in a trace.
+  if (fields.is_null()) fields = Json::object();
   // "t" and "kind" head every line; a field of that name would overwrite them.
   if (fields.contains("t") || fields.contains("kind"))
     throw std::logic_error("trace event '" + kind + "' uses a reserved field name (t or kind)");

@@ -75,6 +75,25 @@ TEST(RelativeTime, MissingAnchorFailsUnlessNoneIsExpected) {
   EXPECT_TRUE(r.expectations[1].held);
 }
 
+TEST(RelativeTime, AFieldlessEventAnchorsAWindow) {
+  // shutdown_started carries no fields: an anchor on its kind alone finds it.
+  std::string text = kScaleDown;
+  const std::string del = R"({"at": "335s", "do": "delete", "app": "c"})";
+  text.replace(text.find(del), del.size(), R"({"at": "200s", "do": "shutdown"})");
+  auto r = run_text(text, R"([{"event": "job_ended", "after": {"event": "shutdown_started"}, "within": "120s",
+                                "count": 1},
+                               {"event": "scale_up", "after": {"event": "shutdown_started"}, "count": 0}])");
+  ASSERT_EQ(r.expectations.size(), 2u);
+  EXPECT_TRUE(r.expectations[0].held) << r.expectations[0].why;
+  EXPECT_TRUE(r.expectations[1].held) << r.expectations[1].why;
+  // The same anchor with a window too short for the cancel fails, so the
+  // first one was measured from the shutdown, not skipped.
+  auto short_window = run_text(text, R"([{"event": "job_ended", "after": {"event": "shutdown_started"},
+                                          "within": "1ms", "count": 1}])");
+  EXPECT_FALSE(only(short_window).held);
+  EXPECT_EQ(only(short_window).why, "seen 0 time(s)");
+}
+
 TEST(RelativeTime, NeverBeforeHoldsAndFails) {
   auto held = run_text(kScaleDown, std::string(R"([{"event": "scale_down", "before": )") + kDeleted +
                                        R"(, "count": 0}])");

@@ -1,5 +1,7 @@
 #include "models/status.hpp"
 
+#include "engine/format.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -7,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -473,6 +477,19 @@ TEST(StatusCsv, RowsPerNodeInRegistrationOrder) {
   const SimTime t = 1234567;  // 1.234567 s
   EXPECT_EQ(status_csv_rows(get_cluster_state(c, t), t),
             (std::vector<std::string>{"1.235,head,0,0,0,0", "1.235,node-1,0.33,0,0,1.5"}));
+}
+
+TEST(FormatAmount, RaySpellingsAndValuesPastAnyInteger) {
+  EXPECT_EQ(format_amount(2.0), "2");
+  EXPECT_EQ(format_amount(0.04), "0.04");
+  EXPECT_EQ(format_amount(1.0 / 3.0), "0.3333");
+  EXPECT_EQ(format_amount(-0.00001), "0");  // integral at 1e-4, and no "-0"
+  EXPECT_EQ(format_amount(123456789012.0), "123456789012");
+  // Beyond a long long (undefined to cast) and beyond "%.4f"'s buffer.
+  EXPECT_EQ(format_amount(1e300), "1e+300");
+  EXPECT_EQ(format_amount(-1e19), "-1e+19");
+  EXPECT_EQ(format_amount(std::numeric_limits<double>::infinity()), "inf");
+  EXPECT_EQ(format_amount(std::nan("")), "nan");
 }
 
 }  // namespace
