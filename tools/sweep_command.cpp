@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -65,6 +66,32 @@ class Progress {
   bool tty_;
 };
 
+// Set by SIGINT/SIGTERM while run_on_slurm waits for its array.
+volatile std::sig_atomic_t g_interrupted = 0;
+extern "C" void on_interrupt(int) { g_interrupted = 1; }
+
+// SIGINT and SIGTERM set g_interrupted while this lives; the old handlers
+// come back after.
+class InterruptFlag {
+ public:
+  InterruptFlag() {
+    g_interrupted = 0;
+    old_int_ = std::signal(SIGINT, on_interrupt);
+    old_term_ = std::signal(SIGTERM, on_interrupt);
+  }
+  ~InterruptFlag() {
+    std::signal(SIGINT, old_int_);
+    std::signal(SIGTERM, old_term_);
+  }
+  InterruptFlag(const InterruptFlag&) = delete;
+  InterruptFlag& operator=(const InterruptFlag&) = delete;
+  bool raised() const { return g_interrupted != 0; }
+
+ private:
+  void (*old_int_)(int) = SIG_DFL;
+  void (*old_term_)(int) = SIG_DFL;
+};
+
 std::string read_file(const std::string& path, bool& ok) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream text;
@@ -76,7 +103,7 @@ std::string read_file(const std::string& path, bool& ok) {
 // Submits the array, waits until squeue no longer lists it, merges the parts.
 int run_on_slurm(const SweepCommand& c, const SweepGrid& grid) {
   namespace fs = std::filesystem;
-  constexpr int kFailed = 3;
+  constexpr int kFailed = 3, kInterrupted = 130;
   const std::size_t runs = grid.size();
   const std::size_t tasks = c.tasks ? c.tasks : std::max<std::size_t>(1, std::min<std::size_t>(runs, 16));
   if (tasks > 100000) throw SweepError("--tasks: expected at most 100000 array tasks");
@@ -108,6 +135,9 @@ int run_on_slurm(const SweepCommand& c, const SweepGrid& grid) {
   slurm::ProcessRunner runner(io);
   slurm::SlurmClient client(io, runner, slurm::SlurmClientConfig{});
   const std::string token = "vramsim-sweep:" + parts;  // --comment: tells our array from any other
+  // From the submission on, an interrupt cancels the array: tasks nobody
+  // merges would only burn their allocation.
+  const InterruptFlag interrupt;
   std::optional<std::string> job;
   std::string error;
   client.submit(script, token, [&](std::optional<std::string> id, std::string err) {
@@ -146,7 +176,24 @@ int run_on_slurm(const SweepCommand& c, const SweepGrid& grid) {
                             (pending.empty() ? "" : ", pending: " + pending);
     if (now != last) std::cerr << "sweep: array job " << *job << ": " << now << "\n";
     last = now;
-    std::this_thread::sleep_for(std::chrono::duration<double>(std::max(0.05, c.poll_s)));
+    const auto wake = std::chrono::steady_clock::now() + std::chrono::duration<double>(std::max(0.05, c.poll_s));
+    while (!interrupt.raised() && std::chrono::steady_clock::now() < wake)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (interrupt.raised()) {
+      bool ok = false;
+      io.restart();
+      client.cancel({*job}, [&](bool o, std::string err) {
+        ok = o;
+        error = std::move(err);
+      });
+      io.run();
+      if (!ok) {
+        std::cerr << "vramsim sweep: interrupted; scancel " << *job << " failed: " << error << "\n";
+        return kFailed;
+      }
+      std::cerr << "vramsim sweep: interrupted; array job " << *job << " cancelled, no CSV written\n";
+      return kInterrupted;
+    }
   }
   std::vector<std::string> texts, names;
   for (std::size_t i = 0; i < tasks; ++i) {

@@ -28,4 +28,33 @@ grep -q "task 1 left no part file .*bad.parts/part-1.csv (see .*bad.parts/task-1
   { echo "expected the message to name task 1 and its log"; exit 1; }
 grep -q "cannot write" "$work/bad.parts/task-1.log" || { echo "expected the task's own error in its log"; exit 1; }
 [ ! -e "$work/bad.csv" ] || { echo "no CSV expected"; exit 1; }
-echo "sweep on SLURM: merged CSV identical to the local one"
+# An interrupted head cancels its array: with the node's cores held by
+# another job the tasks stay pending; SIGINT, exit 130, and no job of the
+# sweep left in squeue.
+blocker=$(sbatch --parsable --cpus-per-task="$(nproc)" --job-name=blocker --output=/dev/null --wrap 'sleep 300')
+blocker=${blocker%%;*}
+"$vramsim" sweep "${args[@]}" --on-slurm --tasks 2 --poll 0.2 --parts-dir "$work/int.parts" -o "$work/int.csv" \
+  2>"$work/int.err" &
+head=$!
+for _ in $(seq 100); do
+  squeue --noheader --format=%k | grep -q "vramsim-sweep:$work/int.parts" && break
+  sleep 0.1
+done
+kill -INT "$head"
+set +e
+wait "$head"
+rc=$?
+set -e
+scancel "$blocker"
+cat "$work/int.err"
+[ "$rc" -eq 130 ] || { echo "expected exit 130 when interrupted, got $rc"; exit 1; }
+grep -q "interrupted; array job .* cancelled, no CSV written" "$work/int.err" || { echo "expected the cancel to be said"; exit 1; }
+left=""
+for _ in $(seq 50); do
+  left=$(squeue --noheader --format=%k | grep -c "vramsim-sweep:$work/int.parts" || true)
+  [ "$left" -eq 0 ] && break
+  sleep 0.2
+done
+[ "$left" -eq 0 ] || { echo "the interrupted sweep's array is still listed"; exit 1; }
+[ ! -e "$work/int.csv" ] || { echo "no CSV expected"; exit 1; }
+echo "sweep on SLURM: merged CSV identical to the local one; an interrupt cancels the array"
