@@ -9,6 +9,7 @@
 
 #if VRAMSIM_CUDA_ENABLED
 #include "backends/cuda/cuda_runtime_detector.hpp"
+#include "engine/text.hpp"
 #endif
 
 namespace vramsim::gpu {
@@ -31,19 +32,6 @@ std::string shell_quote(const std::string& s) {
   }
   out.push_back('\'');
   return out;
-}
-
-std::string first_line(const std::string& text) {
-  std::size_t start = 0;
-  while (start < text.size()) {
-    auto end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(start, end - start);
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-    if (!line.empty()) return line.size() > 200 ? line.substr(0, 200) + "..." : line;
-    start = end + 1;
-  }
-  return "(no output)";
 }
 
 // nvidia-smi exit statuses that mean "no usable GPU here" rather than a bad
@@ -108,8 +96,9 @@ Expected<GpuInventory> NvidiaSmiDetector::detect() const {
   }
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   if (code != 0) {
+    const std::string line = first_line(output, 200);
     const std::string what =
-        "nvidia-smi exited with status " + std::to_string(code) + ": " + first_line(output);
+        "nvidia-smi exited with status " + std::to_string(code) + ": " + (line.empty() ? "(no output)" : line);
     if (means_no_device(code)) return no_device_error(what);
     return Error{ErrorKind::DetectionFailed, what};
   }

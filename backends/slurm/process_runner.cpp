@@ -84,19 +84,6 @@ void close_fd(int& fd) {
 
 }  // namespace
 
-std::string first_line(const std::string& text) {
-  std::size_t start = 0;
-  while (start < text.size()) {
-    auto end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(start, end - start);
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
-    if (!line.empty()) return line.size() > 300 ? line.substr(0, 300) + "..." : line;
-    start = end + 1;
-  }
-  return "";
-}
-
 std::string CommandResult::describe() const {
   const std::string who = (program.empty() ? std::string("command") : program) + ": ";
   if (!spawn_error.empty()) return who + "could not start: " + spawn_error;

@@ -25,6 +25,8 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include "engine/text.hpp"
+
 namespace vramsim::slurm {
 
 struct CommandSpec {
@@ -78,8 +80,6 @@ class ProcessRunner {
   std::shared_ptr<Registry> registry_;
 };
 
-// The first non-empty line of `text`, trailing blanks trimmed, at most 300
-// characters; "" when there is none.
-std::string first_line(const std::string& text);
+using vramsim::first_line;  // engine/text.hpp
 
 }  // namespace vramsim::slurm
