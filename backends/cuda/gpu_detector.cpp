@@ -7,9 +7,10 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "engine/text.hpp"
+
 #if VRAMSIM_CUDA_ENABLED
 #include "backends/cuda/cuda_runtime_detector.hpp"
-#include "engine/text.hpp"
 #endif
 
 namespace vramsim::gpu {
