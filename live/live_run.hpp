@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "backends/slurm/slurm_client.hpp"
-#include "runner/scenario.hpp"
+#include "scenario/scenario.hpp"
 #include "runner/simulation.hpp"
 
 namespace vramsim {

@@ -8,7 +8,7 @@
 
 #include "engine/format.hpp"
 #include "engine/output_file.hpp"
-#include "runner/trace_diff.hpp"
+#include "analysis/trace_diff.hpp"
 
 namespace vramsim {
 namespace {
@@ -532,6 +532,13 @@ void ScenarioDriver::schedule(const std::vector<Duration>& status_at, std::optio
 
 void ScenarioDriver::finish(SimTime end, std::uint64_t events, const Json& end_fields,
                             const std::function<void(RunMetrics&)>& world_metrics) {
+  close_trace(end, events, end_fields);
+  count_metrics(end, events, world_metrics);
+  app_outcomes();
+  check_expectations(end);
+}
+
+void ScenarioDriver::close_trace(SimTime end, std::uint64_t events, const Json& end_fields) {
   timeline_.cancel();
   if (csv_) csv_->close();
   // What never found a node, said in the trace before the run ends.
@@ -544,7 +551,10 @@ void ScenarioDriver::finish(SimTime end, std::uint64_t events, const Json& end_f
   w_.trace.record(end, "run_ended", ended);
   w_.trace.close();
   watcher_->finish(end);
+}
 
+void ScenarioDriver::count_metrics(SimTime end, std::uint64_t events,
+                                   const std::function<void(RunMetrics&)>& world_metrics) {
   RunMetrics& m = result_.metrics;
   const auto& ev = memory_->events;
   m.end_time = end;
@@ -566,25 +576,30 @@ void ScenarioDriver::finish(SimTime end, std::uint64_t events, const Json& end_f
   if (watcher_->vram_advertised_mb_seconds() > 0)
     m.vram_utilisation = watcher_->vram_booked_mb_seconds() / watcher_->vram_advertised_mb_seconds();
   job_metrics(ev, end, m);
-  if (sc_.utilisation_samples > 0) {
-    // The workload's task mix: every sized app's replica request, by replicas.
-    std::vector<TaskShape> tasks;
-    for (const auto& [id, app] : w_.control.apps())
-      if (app.sizing.ok() && !app.replica_request.empty())
-        tasks.push_back(TaskShape{app.replica_request.get_amount(kCPUId), app.replica_request.get_amount(kGPUId),
-                                  static_cast<double>(app.spec.replicas)});
-    const auto u = sampler_.evaluate(tasks);
-    m.utilisation_samples = u.samples;
-    m.gpu_fragmentation = u.gpu_fragmentation;
-    m.gpu_fragmentation_share = u.gpu_fragmentation_share;
-    m.gpu_allocation = u.gpu_allocation;
-    m.sampled_vram_utilisation = u.vram_utilisation;
-  }
+  if (sc_.utilisation_samples > 0) sample_fragmentation(m);
   world_metrics(m);
+}
 
+void ScenarioDriver::sample_fragmentation(RunMetrics& m) {
+  // The workload's task mix: every sized app's replica request, by replicas.
+  std::vector<TaskShape> tasks;
+  for (const auto& [id, app] : w_.control.apps())
+    if (app.sizing.ok() && !app.replica_request.empty())
+      tasks.push_back(TaskShape{app.replica_request.get_amount(kCPUId), app.replica_request.get_amount(kGPUId),
+                                static_cast<double>(app.spec.replicas)});
+  const auto u = sampler_.evaluate(tasks);
+  m.utilisation_samples = u.samples;
+  m.gpu_fragmentation = u.gpu_fragmentation;
+  m.gpu_fragmentation_share = u.gpu_fragmentation_share;
+  m.gpu_allocation = u.gpu_allocation;
+  m.sampled_vram_utilisation = u.vram_utilisation;
+}
+
+void ScenarioDriver::app_outcomes() {
+  RunMetrics& m = result_.metrics;
   // One pass over the trace: each app's first deploy request and first RUNNING.
   std::map<std::string, Duration> to_running;
-  for (const auto& a : deploy_to_running(ev))
+  for (const auto& a : deploy_to_running(memory_->events))
     if (a.running) to_running.emplace(a.app, *a.running - a.requested);
   for (const auto& [id, app] : w_.control.apps()) {
     AppOutcome o;
@@ -604,12 +619,15 @@ void ScenarioDriver::finish(SimTime end, std::uint64_t events, const Json& end_f
   m.ttr_p99_s = percentile(ttr, 99);
   m.apps_deployed = static_cast<int>(result_.apps.size());
   m.apps_running = static_cast<int>(ttr.size());
+}
 
+void ScenarioDriver::check_expectations(SimTime end) {
+  const auto& ev = memory_->events;
   for (const auto& ex : sc_.expectations) {
     switch (ex.kind) {
       case Expectation::Kind::App: result_.expectations.push_back(check_app(ex, w_, ev)); break;
       case Expectation::Kind::Event: result_.expectations.push_back(check_event(ex, ev)); break;
-      case Expectation::Kind::Metric: result_.expectations.push_back(check_metric(ex, m)); break;
+      case Expectation::Kind::Metric: result_.expectations.push_back(check_metric(ex, result_.metrics)); break;
       case Expectation::Kind::Invariant:
         for (const auto& c : watcher_->checks())
           if (c.ex == &ex) result_.expectations.push_back(invariant_result(c, *watcher_));

@@ -18,8 +18,8 @@
 #include "engine/output_file.hpp"
 #include "engine/trace.hpp"
 #include "models/status.hpp"
-#include "runner/fragmentation.hpp"
-#include "runner/scenario.hpp"
+#include "analysis/fragmentation.hpp"
+#include "scenario/scenario.hpp"
 #include "runner/simulation.hpp"
 
 namespace vramsim {
@@ -66,6 +66,12 @@ class ScenarioDriver {
   const StatusOptions& status_options() const { return status_opts_; }
 
  private:
+  // The steps of finish(), in order.
+  void close_trace(SimTime end, std::uint64_t events, const Json& end_fields);
+  void count_metrics(SimTime end, std::uint64_t events, const std::function<void(RunMetrics&)>& world_metrics);
+  void sample_fragmentation(RunMetrics& m);
+  void app_outcomes();
+  void check_expectations(SimTime end);
   const Scenario& sc_;
   RunView w_;
   RunResult& result_;

@@ -11,7 +11,7 @@
 #include "engine/format.hpp"
 #include "engine/output_file.hpp"
 #include "models/status.hpp"
-#include "runner/chrome_trace.hpp"
+#include "analysis/chrome_trace.hpp"
 #include "runner/scenario_driver.hpp"
 
 namespace vramsim {

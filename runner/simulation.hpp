@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "runner/critical_path.hpp"
-#include "runner/scenario.hpp"
+#include "analysis/critical_path.hpp"
+#include "scenario/scenario.hpp"
 
 namespace vramsim {
 

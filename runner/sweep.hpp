@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engine/trace.hpp"
-#include "runner/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 namespace vramsim {
 

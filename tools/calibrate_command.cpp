@@ -6,8 +6,8 @@
 
 #include "engine/format.hpp"
 #include "engine/output_file.hpp"
-#include "runner/calibration.hpp"
-#include "runner/trace_diff.hpp"
+#include "analysis/calibration.hpp"
+#include "analysis/trace_diff.hpp"
 
 namespace vramsim {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The `vramsim calibrate` subcommand: fits the phases of traces to latency
-// models and writes the model file a scenario loads (runner/calibration.hpp).
+// models and writes the model file a scenario loads (analysis/calibration.hpp).
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <string>

@@ -3,9 +3,9 @@
 #include <iostream>
 
 #include "engine/output_file.hpp"
-#include "runner/chrome_trace.hpp"
-#include "runner/explain.hpp"
-#include "runner/trace_diff.hpp"
+#include "analysis/chrome_trace.hpp"
+#include "analysis/explain.hpp"
+#include "analysis/trace_diff.hpp"
 
 namespace vramsim {
 

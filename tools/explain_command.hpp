@@ -1,7 +1,7 @@
 #pragma once
 // The `vramsim explain` subcommand: its options on the command line and the
 // run that reads a trace and prints why each app is or is not RUNNING
-// (runner/explain.hpp).
+// (analysis/explain.hpp).
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <string>

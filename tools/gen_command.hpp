@@ -1,11 +1,11 @@
 #pragma once
 // The `vramsim gen` subcommand: its options on the command line and the run
-// that writes the generated scenario (runner/generator.hpp).
+// that writes the generated scenario (scenario/generator.hpp).
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
 
-#include "runner/generator.hpp"
+#include "scenario/generator.hpp"
 
 namespace vramsim {
 

@@ -6,7 +6,7 @@
 #include "live/live_run.hpp"
 #include "models/policy_set.hpp"
 #include "models/registry.hpp"
-#include "runner/trace_diff.hpp"
+#include "analysis/trace_diff.hpp"
 
 namespace vramsim {
 

@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "engine/output_file.hpp"
-#include "runner/report.hpp"
-#include "runner/trace_diff.hpp"
+#include "analysis/report.hpp"
+#include "analysis/trace_diff.hpp"
 
 extern char** environ;
 

@@ -1,6 +1,6 @@
 #pragma once
 // The `vramsim report` subcommand: plots (gnuplot, PNG and SVG) and a
-// Markdown summary of a folder of runs (runner/report.hpp).
+// Markdown summary of a folder of runs (analysis/report.hpp).
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <string>

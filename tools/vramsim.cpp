@@ -11,7 +11,7 @@
 
 #include "models/policy_set.hpp"
 #include "models/registry.hpp"
-#include "runner/scenario.hpp"
+#include "scenario/scenario.hpp"
 #include "runner/simulation.hpp"
 #include "tools/live_commands.hpp"
 #include "tools/gen_command.hpp"

@@ -36,7 +36,7 @@ constexpr const char* kPodColumns[] = {"name",          "cpu_milli",     "memory
                                        "creation_time", "deletion_time", "scheduled_time"};
 
 // Quotes a field for a message, keeping it printable and short.
-std::string quoted(std::string_view v) {
+std::string in_quotes(std::string_view v) {
   std::string out = "\"";
   for (std::size_t i = 0; i < v.size() && i < 40; ++i) {
     const unsigned char c = static_cast<unsigned char>(v[i]);
@@ -65,7 +65,7 @@ class Rows {
   void header() {
     if (!next_line()) fail(0, "expected a header line " + header_text() + ", got an empty file");
     std::string got(line_text_);
-    if (got != header_text()) fail(0, "expected the header " + header_text() + ", got " + quoted(got));
+    if (got != header_text()) fail(0, "expected the header " + header_text() + ", got " + in_quotes(got));
   }
   // Advances to the next data row (blank lines are skipped); false at the end.
   bool next() {
@@ -99,7 +99,7 @@ class Rows {
     const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
     const std::string range = "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
     if (v.empty() || ec != std::errc() || p != v.data() + v.size())
-      fail(col, "expected an integer in " + range + ", got " + quoted(v));
+      fail(col, "expected an integer in " + range + ", got " + in_quotes(v));
     if (x < min || x > max) fail(col, "expected an integer in " + range + ", got " + std::string(v));
     return x;
   }
@@ -107,7 +107,7 @@ class Rows {
     const std::string_view v = fields_[col - 1];
     if (v.empty()) fail(col, "expected a non-empty name");
     for (unsigned char c : v)
-      if (c < 0x21 || c >= 0x7f) fail(col, "expected a name of printable characters, got " + quoted(v));
+      if (c < 0x21 || c >= 0x7f) fail(col, "expected a name of printable characters, got " + in_quotes(v));
     return std::string(v);
   }
   std::string one_of(std::size_t col, std::initializer_list<const char*> allowed) const {
@@ -117,7 +117,7 @@ class Rows {
       if (v == a) return std::string(v);
       list += (list.empty() ? "" : ", ") + std::string(a);
     }
-    fail(col, "expected one of " + list + ", got " + quoted(v));
+    fail(col, "expected one of " + list + ", got " + in_quotes(v));
   }
 
  private:
@@ -166,14 +166,14 @@ std::vector<OpenbNode> parse_openb_nodes(std::string_view text, const std::strin
     OpenbNode n;
     n.line = r.line();
     n.name = r.name(1);
-    if (!names.insert(n.name).second) r.fail(1, "duplicate node name " + quoted(n.name));
+    if (!names.insert(n.name).second) r.fail(1, "duplicate node name " + in_quotes(n.name));
     n.cpu_milli = r.integer(2, 0, kMaxCpuMilli);
     n.memory_mib = r.integer(3, 0, kMaxMemoryMib);
     n.gpus = static_cast<int>(r.integer(4, 0, kMaxGpus));
     if (n.gpus > 0) {
       n.model = r.name(5);
     } else if (!r.field(4).empty()) {
-      r.fail(5, "expected an empty model for a node with 0 GPUs, got " + quoted(r.field(4)));
+      r.fail(5, "expected an empty model for a node with 0 GPUs, got " + in_quotes(r.field(4)));
     }
     out.push_back(std::move(n));
   }
@@ -191,7 +191,7 @@ std::vector<OpenbPod> parse_openb_pods(std::string_view text, const std::string&
     OpenbPod p;
     p.line = r.line();
     p.name = r.name(1);
-    if (!names.insert(p.name).second) r.fail(1, "duplicate pod name " + quoted(p.name));
+    if (!names.insert(p.name).second) r.fail(1, "duplicate pod name " + in_quotes(p.name));
     p.cpu_milli = r.integer(2, 0, kMaxCpuMilli);
     p.memory_mib = r.integer(3, 0, kMaxMemoryMib);
     p.num_gpu = static_cast<int>(r.integer(4, 0, kMaxGpus));
@@ -207,7 +207,7 @@ std::vector<OpenbPod> parse_openb_pods(std::string_view text, const std::string&
     for (std::size_t start = 0; !spec.empty();) {
       const std::size_t bar = spec.find('|', start);
       const std::string_view m = spec.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start);
-      if (m.empty()) r.fail(6, "expected GPU model names separated by '|', got " + quoted(spec));
+      if (m.empty()) r.fail(6, "expected GPU model names separated by '|', got " + in_quotes(spec));
       if (std::find(p.gpu_spec.begin(), p.gpu_spec.end(), m) == p.gpu_spec.end()) p.gpu_spec.emplace_back(m);
       if (bar == std::string_view::npos) break;
       start = bar + 1;

@@ -10,9 +10,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "runner/chrome_trace.hpp"
-#include "runner/explain.hpp"
-#include "runner/trace_diff.hpp"
+#include "analysis/chrome_trace.hpp"
+#include "analysis/explain.hpp"
+#include "analysis/trace_diff.hpp"
 
 namespace {
 constexpr std::size_t kMaxInputBytes = 256 * 1024;

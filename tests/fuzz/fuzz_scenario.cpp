@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "runner/scenario.hpp"
+#include "scenario/scenario.hpp"
 #include "runner/simulation.hpp"
 
 namespace {

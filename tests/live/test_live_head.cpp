@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "runner/simulation.hpp"
-#include "runner/explain.hpp"
-#include "runner/trace_diff.hpp"
+#include "analysis/explain.hpp"
+#include "analysis/trace_diff.hpp"
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;

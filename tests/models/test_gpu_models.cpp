@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "models/gpu_models.hpp"
-#include "runner/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 namespace vramsim {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "models/registry.hpp"
 #include "models/sizing.hpp"
-#include "runner/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 namespace vramsim {
 namespace {

@@ -7,9 +7,9 @@
 #include <map>
 #include <sstream>
 
-#include "runner/chrome_trace.hpp"
+#include "analysis/chrome_trace.hpp"
 #include "runner/simulation.hpp"
-#include "runner/trace_diff.hpp"
+#include "analysis/trace_diff.hpp"
 
 using namespace vramsim;
 

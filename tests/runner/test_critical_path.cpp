@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "runner/critical_path.hpp"
+#include "analysis/critical_path.hpp"
 #include "runner/simulation.hpp"
 
 using namespace vramsim;

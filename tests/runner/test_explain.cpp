@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <sstream>
 
-#include "runner/explain.hpp"
+#include "analysis/explain.hpp"
 #include "runner/simulation.hpp"
-#include "runner/trace_diff.hpp"
+#include "analysis/trace_diff.hpp"
 
 using namespace vramsim;
 

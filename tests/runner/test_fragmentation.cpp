@@ -2,7 +2,7 @@
 // averages over a small cluster.
 #include <gtest/gtest.h>
 
-#include "runner/fragmentation.hpp"
+#include "analysis/fragmentation.hpp"
 
 using namespace vramsim;
 

@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "runner/generator.hpp"
-#include "runner/scenario.hpp"
+#include "scenario/generator.hpp"
+#include "scenario/scenario.hpp"
 
 using namespace vramsim;
 

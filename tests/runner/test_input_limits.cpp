@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "runner/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 using namespace vramsim;
 

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <fstream>
 
-#include "runner/openb_scenario.hpp"
+#include "scenario/openb_scenario.hpp"
 #include "runner/simulation.hpp"
 #include "workload/openb.hpp"
 

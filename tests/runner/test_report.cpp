@@ -1,4 +1,4 @@
-#include "runner/report.hpp"
+#include "analysis/report.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "runner/report.hpp"
+#include "analysis/report.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "runner/trace_diff.hpp"
+#include "analysis/trace_diff.hpp"
 
 namespace vramsim {
 namespace {

@@ -1,4 +1,4 @@
-#include "runner/trace_diff.hpp"
+#include "analysis/trace_diff.hpp"
 
 #include <algorithm>
 #include <cmath>

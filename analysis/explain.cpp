@@ -1,4 +1,4 @@
-#include "runner/explain.hpp"
+#include "analysis/explain.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -206,85 +206,95 @@ void sizing_notes(const Attempt& a, const RunFacts& f, std::vector<Cause>& out) 
   }
 }
 
-// Why an admitted app's replicas never all ran: what the trace shows up to
-// `cutoff` (the stop of the app, or the end of the trace).
-void pending_causes(const std::vector<TraceEvent>& events, const Attempt& a, const RunFacts& f, SimTime cutoff,
-                    std::vector<Cause>& out) {
-  const std::size_t before = out.size();
-  if (a.start_failed) {
-    Cause c = make("replica_start_failed", true,
-                   "the replica could not start on " + text((*a.start_failed)["node"]) + ": " +
-                       text((*a.start_failed)["error"]));
-    c.detail["node"] = text((*a.start_failed)["node"]);
-    out.push_back(std::move(c));
-  }
-  Json request = a.unplaced.empty() ? (a.submitted ? (*a.submitted)["resources"] : Json())
-                                    : (*a.unplaced.front())["request"];
-  if (!request.is_object()) return;
-  std::vector<const Node*> nodes;  // registered by the cutoff
-  for (const auto& n : f.nodes)
-    if (n.joined <= cutoff) nodes.push_back(&n);
+// A scale-up whose GPU demand became a job of 0 GPUs (the legacy
+// autoscaler's truncation), with the job sbatch accepted for it and the
+// node that job became.
+Cause cpu_only_worker(const std::vector<TraceEvent>& events, std::size_t i, double gpu, const RunFacts& f) {
+  const TraceEvent& e = events[i];
+  // The job sbatch accepted for this decision, at the same instant.
+  std::string job, node;
+  for (std::size_t j = i + 1; j < events.size() && events[j].t == e.t; ++j)
+    if (events[j].kind == "job_submitted") {
+      job = text(events[j]["job"]);
+      break;
+    }
+  if (auto it = f.node_of_job.find(job); it != f.node_of_job.end()) node = it->second;
+  Cause c = make("cpu_only_worker", true,
+                 "stuck on a CPU-only node: GPU demand " + format_number(gpu) + " truncated to 0, so worker job " +
+                     (job.empty() ? "(none)" : job) + " asked for 0 GPUs" +
+                     (node.empty() ? "" : " and " + node + " joined without one"));
+  c.resource = "GPU";
+  c.needed = gpu;
+  c.offered = 0;
+  c.detail["job"] = job;
+  c.detail["node"] = node;
+  set_policy(c, f, "autoscaler");
+  return c;
+}
 
-  // Worker jobs asked for after the deploy, and what became of them by the cutoff.
+// Worker jobs asked for after the deploy, and what became of them by the cutoff.
+struct WorkerJobs {
   int refused = 0;
-  std::string refusal;
+  std::string refusal;               // the first refusal's error
   std::vector<std::string> waiting;  // submitted, neither registered nor ended
-  std::set<std::string> done;        // registered or ended
+};
+
+WorkerJobs worker_jobs_since(const std::vector<TraceEvent>& events, const Attempt& a, const RunFacts& f,
+                             SimTime cutoff, std::vector<Cause>& out) {
+  WorkerJobs w;
+  std::set<std::string> done;  // registered or ended
   const auto first = std::lower_bound(f.job_events.begin(), f.job_events.end(), a.from);
   for (auto it = first; it != f.job_events.end() && events[*it].t <= cutoff; ++it)
     if (events[*it].kind == "job_ended" || (events[*it].kind == "node_registered" && !text(events[*it]["job"]).empty()))
       done.insert(text(events[*it]["job"]));
   for (auto it = first; it != f.job_events.end() && events[*it].t <= cutoff; ++it) {
-    const std::size_t i = *it;
-    const TraceEvent& e = events[i];
+    const TraceEvent& e = events[*it];
     if (e.kind == "job_rejected") {
-      if (refused++ == 0) refusal = text(e["error"]);
+      if (w.refused++ == 0) w.refusal = text(e["error"]);
     } else if (e.kind == "job_submitted") {
-      if (!done.count(text(e["job"]))) waiting.push_back(text(e["job"]));
+      if (!done.count(text(e["job"]))) w.waiting.push_back(text(e["job"]));
     } else if (e.kind == "scale_up") {
       const Json& d = e["demand"];
       const double gpu = d.is_object() ? number(d.value("GPU", Json())) : 0;
       if (gpu <= 0 || number(e["gpus"], 1) != 0) continue;
-      // The job sbatch accepted for this decision, at the same instant.
-      std::string job, node;
-      for (std::size_t j = i + 1; j < events.size() && events[j].t == e.t; ++j)
-        if (events[j].kind == "job_submitted") {
-          job = text(events[j]["job"]);
-          break;
-        }
-      if (auto it = f.node_of_job.find(job); it != f.node_of_job.end()) node = it->second;
-      Cause c = make("cpu_only_worker", true,
-                     "stuck on a CPU-only node: GPU demand " + format_number(gpu) + " truncated to 0, so worker job " +
-                         (job.empty() ? "(none)" : job) + " asked for 0 GPUs" +
-                         (node.empty() ? "" : " and " + node + " joined without one"));
-      c.resource = "GPU";
-      c.needed = gpu;
-      c.offered = 0;
-      c.detail["job"] = job;
-      c.detail["node"] = node;
-      set_policy(c, f, "autoscaler");
-      out.push_back(std::move(c));
+      out.push_back(cpu_only_worker(events, *it, gpu, f));
       break;
     }
   }
-  if (refused > 0) {
-    Cause c = make("sbatch_refused", true,
-                   "pending: sbatch refused " + std::to_string(refused) + " worker job(s): " + refusal);
-    c.detail["refusals"] = refused;
-    out.insert(out.begin() + static_cast<std::ptrdiff_t>(before), std::move(c));
-  }
-  if (!waiting.empty()) {
-    Cause c = make("waiting_for_worker", true,
-                   "pending: waiting for worker job " + join(waiting) + " to start and register at " +
-                       seconds(cutoff));
-    c.detail["jobs"] = waiting;
-    out.push_back(std::move(c));
-  }
-  // With no worker on its way, a resource no node offers is the cause
-  // itself; otherwise only what the nodes that did join lack.
-  const bool none_coming = waiting.empty() && refused == 0;
+  return w;
+}
 
-  // Per resource the request needs: which nodes offer it, and how much.
+// A request's resource that no node (or no node that joined) offers.
+Cause missing_resource(const std::string& r, double need, double largest, const std::vector<std::string>& lacking,
+                       const RunFacts& f, SimTime cutoff) {
+  std::string s = "pending: needs " + r + " " + format_number(need) + "; ";
+  if (!lacking.empty() && r == "VRAM_MB") {
+    s += join(lacking) + (lacking.size() == 1 ? " has" : " have") + " a GPU but " +
+         (lacking.size() == 1 ? "advertises" : "advertise") + " no " + r;
+  } else {
+    s += "no registered node " + std::string(r == "VRAM_MB" ? "advertises " : "offers ") + r;
+  }
+  Cause c;
+  if (r == "VRAM_MB") {
+    s += notices_by(f, cutoff);
+    c = make("vram_not_advertised", true, s);
+    set_policy(c, f, "advertisement");
+    c.detail["nodes"] = lacking;
+  } else {
+    c = make("resource_missing", true, s);
+  }
+  c.resource = r;
+  c.needed = need;
+  c.offered = largest;
+  return c;
+}
+
+// Per resource the request needs: which nodes offer it, and how much. With
+// no worker on its way, a resource no node offers is the cause itself;
+// otherwise only what the nodes that did join lack. Returns whether some
+// node could hold the request at all.
+bool resource_causes(const Json& request, const std::vector<const Node*>& nodes, bool none_coming,
+                     const RunFacts& f, SimTime cutoff, std::vector<Cause>& out) {
   bool some_node_fits = false;
   for (const Node* n : nodes) {
     bool fits = true;
@@ -310,28 +320,47 @@ void pending_causes(const std::vector<TraceEvent>& events, const Attempt& a, con
       c.offered = largest;
       out.push_back(std::move(c));
     } else if ((largest <= 0 && none_coming) || (r == "VRAM_MB" && !lacking.empty() && !some_node_fits)) {
-      std::string s = "pending: needs " + r + " " + format_number(need) + "; ";
-      if (!lacking.empty() && r == "VRAM_MB") {
-        s += join(lacking) + (lacking.size() == 1 ? " has" : " have") + " a GPU but " +
-             (lacking.size() == 1 ? "advertises" : "advertise") + " no " + r;
-      } else {
-        s += "no registered node " + std::string(r == "VRAM_MB" ? "advertises " : "offers ") + r;
-      }
-      Cause c;
-      if (r == "VRAM_MB") {
-        s += notices_by(f, cutoff);
-        c = make("vram_not_advertised", true, s);
-        set_policy(c, f, "advertisement");
-        c.detail["nodes"] = lacking;
-      } else {
-        c = make("resource_missing", true, s);
-      }
-      c.resource = r;
-      c.needed = need;
-      c.offered = largest;
-      out.push_back(std::move(c));
+      out.push_back(missing_resource(r, need, largest, lacking, f, cutoff));
     }
   }
+  return some_node_fits;
+}
+
+// Why an admitted app's replicas never all ran: what the trace shows up to
+// `cutoff` (the stop of the app, or the end of the trace).
+void pending_causes(const std::vector<TraceEvent>& events, const Attempt& a, const RunFacts& f, SimTime cutoff,
+                    std::vector<Cause>& out) {
+  const std::size_t before = out.size();
+  if (a.start_failed) {
+    Cause c = make("replica_start_failed", true,
+                   "the replica could not start on " + text((*a.start_failed)["node"]) + ": " +
+                       text((*a.start_failed)["error"]));
+    c.detail["node"] = text((*a.start_failed)["node"]);
+    out.push_back(std::move(c));
+  }
+  Json request = a.unplaced.empty() ? (a.submitted ? (*a.submitted)["resources"] : Json())
+                                    : (*a.unplaced.front())["request"];
+  if (!request.is_object()) return;
+  std::vector<const Node*> nodes;  // registered by the cutoff
+  for (const auto& n : f.nodes)
+    if (n.joined <= cutoff) nodes.push_back(&n);
+
+  const WorkerJobs w = worker_jobs_since(events, a, f, cutoff, out);
+  if (w.refused > 0) {
+    Cause c = make("sbatch_refused", true,
+                   "pending: sbatch refused " + std::to_string(w.refused) + " worker job(s): " + w.refusal);
+    c.detail["refusals"] = w.refused;
+    out.insert(out.begin() + static_cast<std::ptrdiff_t>(before), std::move(c));
+  }
+  if (!w.waiting.empty()) {
+    Cause c = make("waiting_for_worker", true,
+                   "pending: waiting for worker job " + join(w.waiting) + " to start and register at " +
+                       seconds(cutoff));
+    c.detail["jobs"] = w.waiting;
+    out.push_back(std::move(c));
+  }
+  const bool none_coming = w.waiting.empty() && w.refused == 0;
+  const bool some_node_fits = resource_causes(request, nodes, none_coming, f, cutoff, out);
   if (out.size() > before) return;
   if (some_node_fits) {
     out.push_back(make("waiting_for_room", true,

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "engine/trace.hpp"
-#include "runner/critical_path.hpp"
+#include "analysis/critical_path.hpp"
 
 namespace vramsim {
 

@@ -1,4 +1,4 @@
-#include "runner/openb_scenario.hpp"
+#include "scenario/openb_scenario.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -70,9 +70,19 @@ Duration scaled(std::int64_t seconds, double scale) {
   return static_cast<Duration>(std::llround(static_cast<double>(seconds) * scale * 1000.0)) * kMillisecond;
 }
 
-}  // namespace
+// The workload object's own fields, checked before any file is read.
+struct OpenbOptions {
+  std::string nodes_path, pods_path;
+  std::size_t limit = 0;
+  double scale = 1.0;
+  // trace: deploy at creation, delete at deletion. arrivals: the FGD
+  // paper's replay, pods in creation order one per interval, never deleted.
+  std::string replay = "trace";
+  Duration interval = kSecond;
+  GpuModelSet models;
+};
 
-OpenbImport apply_openb_workload(const Json& w, const std::string& path, bool horizon_given, Scenario& s) {
+OpenbOptions parse_openb_options(const Json& w, const std::string& path, Scenario& s) {
   if (!w.is_object()) fail(s, path, "expected an object");
   static const std::set<std::string> known = {"source", "nodes", "pods", "limit", "time_scale", "gpu_models",
                                              "samples", "replay", "interval"};
@@ -81,33 +91,30 @@ OpenbImport apply_openb_workload(const Json& w, const std::string& path, bool ho
       fail(s, path + "." + it.key(), "unknown field (expected one of: source, nodes, pods, limit, time_scale, gpu_models, samples, replay, "
            "interval)");
   if (text_field(s, w, path, "source") != "openb") fail(s, path + ".source", "expected \"openb\"");
-  const std::string nodes_path = resolve(s, text_field(s, w, path, "nodes"));
-  const std::string pods_path = resolve(s, text_field(s, w, path, "pods"));
-  std::size_t limit = 0;
+  OpenbOptions o;
+  o.nodes_path = resolve(s, text_field(s, w, path, "nodes"));
+  o.pods_path = resolve(s, text_field(s, w, path, "pods"));
   if (w.contains("limit")) {
     const Json& v = w.at("limit");
     if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > limits::kMaxReplicas)
       fail(s, path + ".limit", "expected an integer in [0, " + std::to_string(limits::kMaxReplicas) + "] (0: all pods)");
-    limit = static_cast<std::size_t>(v.get<std::int64_t>());
+    o.limit = static_cast<std::size_t>(v.get<std::int64_t>());
   }
-  const double scale = w.contains("time_scale") ? number_field(s, w.at("time_scale"), path + ".time_scale", 0, 1, true) : 1.0;
-  // trace: deploy at creation, delete at deletion. arrivals: the FGD
-  // paper's replay, pods in creation order one per interval, never deleted.
-  const std::string replay = w.contains("replay") ? text_field(s, w, path, "replay") : "trace";
-  if (replay != "trace" && replay != "arrivals")
-    fail(s, path + ".replay", "expected \"trace\" or \"arrivals\", got \"" + replay + "\"");
-  Duration interval = kSecond;
+  if (w.contains("time_scale")) o.scale = number_field(s, w.at("time_scale"), path + ".time_scale", 0, 1, true);
+  if (w.contains("replay")) o.replay = text_field(s, w, path, "replay");
+  if (o.replay != "trace" && o.replay != "arrivals")
+    fail(s, path + ".replay", "expected \"trace\" or \"arrivals\", got \"" + o.replay + "\"");
   if (w.contains("interval")) {
-    if (replay != "arrivals") fail(s, path + ".interval", "applies only with \"replay\": \"arrivals\"");
+    if (o.replay != "arrivals") fail(s, path + ".interval", "applies only with \"replay\": \"arrivals\"");
     const Json& v = w.at("interval");
     std::optional<Duration> d;
     if (v.is_string()) d = parse_duration(v.get<std::string>());
     else if (v.is_number() && v.get<double>() >= 0 && v.get<double>() <= 86400) d = seconds(v.get<double>());
     if (!d || *d <= 0 || *d > kHour)
       fail(s, path + ".interval", "expected a duration in (0, 1h], got " + v.dump());
-    interval = *d;
+    o.interval = *d;
   }
-  if (replay == "arrivals" && w.contains("time_scale"))
+  if (o.replay == "arrivals" && w.contains("time_scale"))
     fail(s, path + ".time_scale", "applies only with \"replay\": \"trace\"");
   s.utilisation_samples = 100;
   if (w.contains("samples")) {
@@ -116,29 +123,15 @@ OpenbImport apply_openb_workload(const Json& w, const std::string& path, bool ho
       fail(s, path + ".samples", "expected an integer in [0, 10000]");
     s.utilisation_samples = static_cast<int>(v.get<std::int64_t>());
   }
-  GpuModelSet models;
-  if (w.contains("gpu_models")) apply_overrides(s, w.at("gpu_models"), path + ".gpu_models", models);
+  if (w.contains("gpu_models")) apply_overrides(s, w.at("gpu_models"), path + ".gpu_models", o.models);
+  return o;
+}
 
-  // The trace's nodes are the partition; they run from t=0 on, so there is
-  // nothing to autoscale.
-  if (s.control.slurm_mode)
-    fail(s, "$.cluster.mode", "expected \"static\" with an openb workload (one warm worker per trace node)");
-  if (s.initial_workers > 0)
-    fail(s, "$.cluster.initial_workers", "expected none with an openb workload (each trace node has its worker)");
-  s.slurm.nodes.clear();
-
-  std::vector<OpenbNode> nodes;
-  std::vector<OpenbPod> pods;
-  try {
-    nodes = load_openb_nodes(nodes_path);
-    pods = load_openb_pods(pods_path, limit);
-  } catch (const OpenbError& e) {
-    throw ScenarioError(e.file(), e.where(), e.problem());
-  }
-  if (static_cast<std::int64_t>(nodes.size()) > limits::kMaxNodes)
-    throw ScenarioError(nodes_path, "file", "expected at most " + std::to_string(limits::kMaxNodes) + " nodes");
-
-  OpenbImport im;
+// One partition node and one warm worker taking all of it per trace node;
+// returns the smallest GPU's VRAM (0: no GPU), what a sharing pod's
+// gpu_milli is a share of.
+std::int64_t add_openb_nodes(const std::vector<OpenbNode>& nodes, const OpenbOptions& o, const std::string& path,
+                             Scenario& s, OpenbImport& im) {
   std::int64_t min_vram = 0;
   for (const auto& n : nodes) {
     const auto where = "line " + std::to_string(n.line);
@@ -146,7 +139,7 @@ OpenbImport apply_openb_workload(const Json& w, const std::string& path, bool ho
     t.count = 1;
     t.cpus = static_cast<int>(std::max<std::int64_t>(1, n.cpu_milli / 1000));
     if (t.cpus > limits::kMaxCpus)
-      throw ScenarioError(nodes_path, where + ", column 2 (cpu_milli)",
+      throw ScenarioError(o.nodes_path, where + ", column 2 (cpu_milli)",
                           "expected at most " + std::to_string(limits::kMaxCpus) + " cores");
     t.memory_gb = std::max<std::int64_t>(1, n.memory_mib / 1024);
     t.gpus = n.gpus;
@@ -154,9 +147,9 @@ OpenbImport apply_openb_workload(const Json& w, const std::string& path, bool ho
     t.accelerator_type.clear();
     t.gpu_memory_mb = 0;
     if (n.gpus > 0) {
-      const GpuModel* m = models.find(n.model);
+      const GpuModel* m = o.models.find(n.model);
       if (!m)
-        throw ScenarioError(nodes_path, where + ", column 5 (model)",
+        throw ScenarioError(o.nodes_path, where + ", column 5 (model)",
                             "unknown GPU model '" + n.model + "' (add it under " + path + ".gpu_models)");
       t.gpu_model = m->device_name;
       t.accelerator_type = n.model;
@@ -177,48 +170,60 @@ OpenbImport apply_openb_workload(const Json& w, const std::string& path, bool ho
   }
   s.control.autoscaler.max_workers = std::max(s.control.autoscaler.max_workers, static_cast<int>(nodes.size()));
   im.share_vram_mb = min_vram;
+  return min_vram;
+}
 
-  if (replay == "arrivals")
+// A pod as an app: its size, and what its GPU request counts as.
+AppSpec openb_app(const OpenbPod& p, std::int64_t min_vram, const std::string& pods_path, OpenbImport& im) {
+  AppSpec a;
+  a.id = p.name;
+  a.replicas = std::max(1, p.num_gpu);
+  // A multi-GPU pod becomes one whole-GPU replica per GPU, its CPU and
+  // memory split evenly among them.
+  a.cpus = static_cast<double>(p.cpu_milli) / 1000.0 / a.replicas;
+  a.memory_bytes = p.memory_mib * (std::int64_t{1} << 20) / a.replicas;
+  if (p.num_gpu == 0) {
+    ++im.cpu_pods;
+  } else if (p.sharing()) {
+    // The share of the smallest GPU: the fraction sizing divides by that
+    // size, so the replica asks for gpu_milli / 1000 of a GPU.
+    if (min_vram == 0)
+      throw ScenarioError(pods_path, "line " + std::to_string(p.line) + ", column 5 (gpu_milli)",
+                          "a GPU-sharing pod, but the node list has no GPU");
+    a.gpu_memory_mb = std::max<std::int64_t>(1, std::llround(static_cast<double>(p.gpu_milli) *
+                                                             static_cast<double>(min_vram) / 1000.0));
+    ++im.sharing_pods;
+  } else {
+    a.gpu_memory_mb = -1;
+    if (p.num_gpu > 1) ++im.multi_gpu_pods;
+  }
+  if (!p.gpu_spec.empty()) ++im.pods_with_gpu_spec;
+  return a;
+}
+
+// Every pod as an app with its deploy (and, replaying the trace, its
+// delete); returns the last action's time.
+SimTime add_openb_pods(std::vector<OpenbPod>& pods, std::int64_t min_vram, const OpenbOptions& o, Scenario& s,
+                       OpenbImport& im) {
+  if (o.replay == "arrivals")
     std::stable_sort(pods.begin(), pods.end(),
                      [](const OpenbPod& a, const OpenbPod& b) { return a.creation_time < b.creation_time; });
   SimTime last = 0;
   std::size_t arrived = 0;
   for (const auto& p : pods) {
-    AppSpec a;
-    a.id = p.name;
-    a.replicas = std::max(1, p.num_gpu);
-    // A multi-GPU pod becomes one whole-GPU replica per GPU, its CPU and
-    // memory split evenly among them.
-    a.cpus = static_cast<double>(p.cpu_milli) / 1000.0 / a.replicas;
-    a.memory_bytes = p.memory_mib * (std::int64_t{1} << 20) / a.replicas;
-    if (p.num_gpu == 0) {
-      ++im.cpu_pods;
-    } else if (p.sharing()) {
-      // The share of the smallest GPU: the fraction sizing divides by that
-      // size, so the replica asks for gpu_milli / 1000 of a GPU.
-      if (min_vram == 0)
-        throw ScenarioError(pods_path, "line " + std::to_string(p.line) + ", column 5 (gpu_milli)",
-                            "a GPU-sharing pod, but the node list has no GPU");
-      a.gpu_memory_mb = std::max<std::int64_t>(1, std::llround(static_cast<double>(p.gpu_milli) *
-                                                               static_cast<double>(min_vram) / 1000.0));
-      ++im.sharing_pods;
-    } else {
-      a.gpu_memory_mb = -1;
-      if (p.num_gpu > 1) ++im.multi_gpu_pods;
-    }
-    if (!p.gpu_spec.empty()) ++im.pods_with_gpu_spec;
+    AppSpec a = openb_app(p, min_vram, o.pods_path, im);
     ScenarioAction deploy;
-    deploy.at = scaled(p.creation_time, scale);
+    deploy.at = scaled(p.creation_time, o.scale);
     deploy.kind = "deploy";
     deploy.app = a.id;
-    deploy.json_path = pods_path + ":" + std::to_string(p.line);
-    if (replay == "arrivals") {
-      deploy.at = static_cast<Duration>(++arrived) * interval;
+    deploy.json_path = o.pods_path + ":" + std::to_string(p.line);
+    if (o.replay == "arrivals") {
+      deploy.at = static_cast<Duration>(++arrived) * o.interval;
       last = std::max(last, deploy.at);
       s.actions.push_back(deploy);
     } else {
       ScenarioAction del = deploy;
-      del.at = scaled(p.deletion_time, scale);
+      del.at = scaled(p.deletion_time, o.scale);
       del.kind = "delete";
       last = std::max(last, del.at);
       s.actions.push_back(deploy);
@@ -227,10 +232,39 @@ OpenbImport apply_openb_workload(const Json& w, const std::string& path, bool ho
     s.apps.push_back(std::move(a));
     ++im.pods;
   }
+  return last;
+}
+
+}  // namespace
+
+OpenbImport apply_openb_workload(const Json& w, const std::string& path, bool horizon_given, Scenario& s) {
+  OpenbOptions o = parse_openb_options(w, path, s);
+  // The trace's nodes are the partition; they run from t=0 on, so there is
+  // nothing to autoscale.
+  if (s.control.slurm_mode)
+    fail(s, "$.cluster.mode", "expected \"static\" with an openb workload (one warm worker per trace node)");
+  if (s.initial_workers > 0)
+    fail(s, "$.cluster.initial_workers", "expected none with an openb workload (each trace node has its worker)");
+  s.slurm.nodes.clear();
+
+  std::vector<OpenbNode> nodes;
+  std::vector<OpenbPod> pods;
+  try {
+    nodes = load_openb_nodes(o.nodes_path);
+    pods = load_openb_pods(o.pods_path, o.limit);
+  } catch (const OpenbError& e) {
+    throw ScenarioError(e.file(), e.where(), e.problem());
+  }
+  if (static_cast<std::int64_t>(nodes.size()) > limits::kMaxNodes)
+    throw ScenarioError(o.nodes_path, "file", "expected at most " + std::to_string(limits::kMaxNodes) + " nodes");
+
+  OpenbImport im;
+  const std::int64_t min_vram = add_openb_nodes(nodes, o, path, s, im);
+  const SimTime last = add_openb_pods(pods, min_vram, o, s, im);
   if (!horizon_given) {
     s.horizon = last + kMinute;
     if (s.horizon > limits::kMaxHorizon)
-      fail(s, path + (replay == "trace" ? ".time_scale" : ".interval"),
+      fail(s, path + (o.replay == "trace" ? ".time_scale" : ".interval"),
            "the pods span " + format_duration(last) + "; the horizon is at most " +
                format_duration(limits::kMaxHorizon) + " (lower time_scale or interval, set a limit, or set $.horizon)");
   }

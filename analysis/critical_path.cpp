@@ -1,4 +1,4 @@
-#include "runner/critical_path.hpp"
+#include "analysis/critical_path.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
 #include <cstdio>

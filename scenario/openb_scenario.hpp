@@ -5,7 +5,7 @@
 // The mapping is documented in docs/workloads-openb.md.
 #include <string>
 
-#include "runner/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 namespace vramsim {
 

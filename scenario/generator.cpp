@@ -1,10 +1,10 @@
-#include "runner/generator.hpp"
+#include "scenario/generator.hpp"
 
 #include <cmath>
 #include <sstream>
 
 #include "engine/random.hpp"
-#include "runner/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 namespace vramsim {
 namespace {

@@ -1,4 +1,4 @@
-#include "runner/fragmentation.hpp"
+#include "analysis/fragmentation.hpp"
 
 #include <algorithm>
 

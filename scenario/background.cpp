@@ -1,8 +1,8 @@
-#include "runner/background.hpp"
+#include "scenario/background.hpp"
 
 #include <algorithm>
 
-#include "runner/scenario.hpp"
+#include "scenario/scenario.hpp"
 #include "workload/batsim.hpp"
 #include "workload/swf.hpp"
 

@@ -1,7 +1,7 @@
-#include "runner/calibration.hpp"
+#include "analysis/calibration.hpp"
 
-#include "runner/phase_samples.hpp"
-#include "runner/scenario.hpp"
+#include "analysis/phase_samples.hpp"
+#include "scenario/scenario.hpp"
 
 namespace vramsim {
 

@@ -1,4 +1,4 @@
-#include "runner/phase_samples.hpp"
+#include "analysis/phase_samples.hpp"
 
 #include <algorithm>
 #include <set>

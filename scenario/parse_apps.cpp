@@ -1,0 +1,117 @@
+// $.apps and $.actions.
+#include <algorithm>
+#include <set>
+
+#include "scenario/scenario_parse.hpp"
+
+namespace vramsim::scenario_parse {
+
+using scenario_fields::type_name;
+
+AppSpec parse_app(Obj& o, const AppSpec* base) {
+  AppSpec a = base ? *base : AppSpec{};
+  a.id = o.string("id", a.id);
+  if (a.id.empty()) o.fail(o.at("id"), "expected a non-empty app id");
+  if (const Json* g = o.get("gpu_memory_mb")) {
+    if (g->is_null()) a.gpu_memory_mb.reset();
+    else if (!g->is_number_integer())
+      o.fail(o.at("gpu_memory_mb"), "expected an integer number of MB >= 0, or -1 for a whole GPU, got " +
+                                        std::string(type_name(*g)));
+    else a.gpu_memory_mb = o.integer_value(*g, o.at("gpu_memory_mb"), -1, limits::kMaxVramMb);
+  }
+  a.disable_gpu = o.boolean("disable_gpu", a.disable_gpu);
+  a.cpus = o.number("cpus", a.cpus, 0, static_cast<double>(limits::kMaxCpus));
+  // Bounded in MB first, so the byte count cannot overflow.
+  a.memory_bytes = o.integer("memory_mb", a.memory_bytes / (1024 * 1024), 0, limits::kMaxMemoryMb) * 1024 * 1024;
+  a.replicas = static_cast<int>(o.integer("replicas", a.replicas, 1, limits::kMaxReplicas));
+  if (o.has("observed_vram_mb")) a.observed_vram_mb = o.integer("observed_vram_mb", 0, 0, limits::kMaxVramMb);
+  a.kind = o.string("kind", a.kind);
+  if (a.kind != "plain" && a.kind != "probe")
+    o.fail(o.at("kind"), "expected \"plain\" or \"probe\", got \"" + a.kind + "\"");
+  return a;
+}
+
+void parse_apps(Obj& root, Scenario& s, AppsById& by_id) {
+  for (const auto& a : s.apps) by_id[a.id] = a;  // a workload's apps
+  const Json* apps = root.get("apps");
+  if (!apps) return;
+  if (!apps->is_array()) root.fail(root.at("apps"), "expected an array of apps");
+  for (std::size_t i = 0; i < apps->size(); ++i) {
+    Obj ao((*apps)[i], "$.apps[" + std::to_string(i) + "]", root.file());
+    AppSpec a = parse_app(ao, nullptr);
+    if (by_id.count(a.id)) ao.fail(ao.at("id"), "duplicate app id '" + a.id + "'");
+    if (const Json* at = ao.get("deploy_at")) {
+      ScenarioAction act;
+      act.at = ao.parse_duration_value(*at, ao.at("deploy_at"));
+      act.kind = "deploy";
+      act.app = a.id;
+      act.json_path = ao.at("deploy_at");
+      s.actions.push_back(act);
+    }
+    ao.finish();
+    by_id[a.id] = a;
+    s.apps.push_back(a);
+  }
+}
+
+namespace {
+
+// A deploy action's app fields change the app for this (re)deploy.
+void parse_deploy_override(Obj& ao, const Json& action, ScenarioAction& act, const AppsById& by_id) {
+  static const std::vector<std::string> keys = {"gpu_memory_mb", "disable_gpu", "cpus", "memory_mb",
+                                                "replicas", "observed_vram_mb"};
+  bool changed = false;
+  for (const auto& k : keys) changed = changed || ao.has(k);
+  if (!changed) return;
+  Json sub = Json::object();
+  for (const auto& k : keys)
+    if (ao.has(k)) sub[k] = action[k];
+  for (const auto& k : keys) ao.get(k);
+  Obj so(sub, ao.path(), ao.file());
+  act.app_override = parse_app(so, &by_id.at(act.app));
+}
+
+ScenarioAction parse_action(const Json& action, const std::string& path, const std::string& file,
+                            const AppsById& by_id) {
+  Obj ao(action, path, file);
+  ScenarioAction act;
+  act.json_path = path;
+  act.at = ao.duration("at", 0);
+  act.kind = ao.string("do", "");
+  static const std::set<std::string> kinds = {"deploy", "stop", "delete", "shutdown", "status", "call"};
+  if (!kinds.count(act.kind))
+    ao.fail(ao.at("do"), "expected one of: deploy, stop, delete, shutdown, status, call; got \"" + act.kind + "\"");
+  if (act.kind == "deploy" || act.kind == "stop" || act.kind == "delete" || act.kind == "call") {
+    act.app = ao.string("app", "");
+    if (!by_id.count(act.app)) ao.fail(ao.at("app"), "unknown app '" + act.app + "' (declare it in $.apps)");
+  }
+  if (act.kind == "deploy") parse_deploy_override(ao, action, act, by_id);
+  if (act.kind == "call") {
+    if (const Json* p = ao.get("payload")) {
+      if (!p->is_object()) ao.fail(ao.at("payload"), "expected an object (the request sent to the replica)");
+      act.payload = *p;
+    }
+  }
+  if (act.kind == "status") {
+    if (const Json* e = ao.get("expect")) {
+      if (!e->is_object()) ao.fail(ao.at("expect"), "expected an object of status field path -> value");
+      act.expect = *e;
+    }
+  }
+  ao.finish();
+  return act;
+}
+
+}  // namespace
+
+void parse_actions(Obj& root, Scenario& s, const AppsById& by_id) {
+  if (const Json* acts = root.get("actions")) {
+    if (!acts->is_array()) root.fail(root.at("actions"), "expected an array of actions");
+    for (std::size_t i = 0; i < acts->size(); ++i)
+      s.actions.push_back(parse_action((*acts)[i], "$.actions[" + std::to_string(i) + "]", root.file(), by_id));
+  }
+  std::stable_sort(s.actions.begin(), s.actions.end(),
+                   [](const ScenarioAction& a, const ScenarioAction& b) { return a.at < b.at; });
+}
+
+}  // namespace vramsim::scenario_parse
