@@ -6,6 +6,8 @@
 #   VRAMSIM_QUICK=1 tools/build.sh    -O1 without debug info: about 40 % less
 #                                     compile time, for the main job's first
 #                                     build; benchmarks want the default -O2
+#   VRAMSIM_OPT="-O2 -DNDEBUG" tools/build.sh   these optimisation flags instead
+#                                     (tools/run-tests.sh builds the tests so)
 # Compiles go through ccache where it is installed; its cache lives outside
 # the clone (ccache's default, ~/.cache/ccache, or $CCACHE_DIR), and paths are
 # hashed relative to the clone so a fresh clone elsewhere hits the same cache.
@@ -16,12 +18,13 @@ shift || true
 jobs=${VRAMSIM_JOBS:-$(nproc)}
 launcher=()
 if command -v ccache >/dev/null 2>&1 && [ "${VRAMSIM_CCACHE:-1}" != 0 ]; then
-  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true CCACHE_SLOPPINESS=time_macros
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 fi
 # Set on every configure, so a folder built quick goes back to -O2 -g.
 opt="-O2 -g -DNDEBUG"
 [ "${VRAMSIM_QUICK:-0}" = 1 ] && opt="-O1 -DNDEBUG"
+[ -n "${VRAMSIM_OPT:-}" ] && opt="$VRAMSIM_OPT"
 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$opt" "${launcher[@]}" "$@" \
   >"$dir.configure.log" 2>&1 \
   || { cat "$dir.configure.log"; exit 1; }

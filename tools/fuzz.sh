@@ -7,27 +7,37 @@
 # Seeds: the bundled scenarios and tests/fuzz/regressions. A crash leaves its
 # input in build-fuzz/artifacts/; once fixed it belongs in
 # tests/fuzz/regressions/, which CTest replays on every build.
+# VRAMSIM_FUZZ_DIR=DIR fuzzes in an existing build folder configured with
+# -DVRAMSIM_FUZZ=ON (tools/run-tests.sh passes its sanitizer build) instead
+# of configuring build-fuzz/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
+dir=${VRAMSIM_FUZZ_DIR:-build-fuzz}
 case ${2:-scenario} in
-  scenario) target=fuzz_scenario corpus=build-fuzz/corpus seeds=(scenarios tests/fuzz/regressions) ;;
-  swf) target=fuzz_swf corpus=build-fuzz/corpus-swf seeds=(tests/fuzz/swf) ;;
+  scenario) target=fuzz_scenario corpus=$dir/corpus seeds=(scenarios tests/fuzz/regressions) ;;
+  swf) target=fuzz_swf corpus=$dir/corpus-swf seeds=(tests/fuzz/swf) ;;
   *) echo "fuzz: expected the target scenario or swf, got '$2'" >&2; exit 2 ;;
 esac
-cxx=${VRAMSIM_FUZZ_CXX:-}
-if [ -z "$cxx" ]; then
-  for c in clang++-14 clang++; do
-    if command -v "$c" >/dev/null 2>&1; then cxx=$c; break; fi
-  done
+if [ -n "${VRAMSIM_FUZZ_DIR:-}" ]; then
+  grep -q '^VRAMSIM_FUZZ:BOOL=ON' "$dir/CMakeCache.txt" 2>/dev/null \
+    || { echo "fuzz: $dir is not configured with -DVRAMSIM_FUZZ=ON" >&2; exit 1; }
+  cmake --build "$dir" -j "${VRAMSIM_JOBS:-$(nproc)}" --target "$target"
+else
+  cxx=${VRAMSIM_FUZZ_CXX:-}
+  if [ -z "$cxx" ]; then
+    for c in clang++-14 clang++; do
+      if command -v "$c" >/dev/null 2>&1; then cxx=$c; break; fi
+    done
+  fi
+  [ -n "$cxx" ] || { echo "fuzz: clang++ not found (tools/setup.sh installs clang)" >&2; exit 1; }
+  VRAMSIM_TARGETS=$target tools/build.sh build-fuzz -DCMAKE_CXX_COMPILER="$cxx" -DVRAMSIM_FUZZ=ON \
+    -DVRAMSIM_TESTS=OFF -DVRAMSIM_BENCHMARKS=OFF -DVRAMSIM_CUDA=OFF
 fi
-[ -n "$cxx" ] || { echo "fuzz: clang++ not found (tools/setup.sh installs clang)" >&2; exit 1; }
-VRAMSIM_TARGETS=$target tools/build.sh build-fuzz -DCMAKE_CXX_COMPILER="$cxx" -DVRAMSIM_FUZZ=ON \
-  -DVRAMSIM_TESTS=OFF -DVRAMSIM_BENCHMARKS=OFF -DVRAMSIM_CUDA=OFF
-mkdir -p "$corpus" build-fuzz/artifacts
+mkdir -p "$corpus" "$dir/artifacts"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # -timeout: seconds per input; -rss_limit_mb: memory per process.
-"build-fuzz/tests/fuzz/$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-  -max_len=65536 -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/ \
+"$dir/tests/fuzz/$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+  -max_len=65536 -print_final_stats=1 -artifact_prefix="$dir/artifacts/" \
   "$corpus" "${seeds[@]}"

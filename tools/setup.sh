@@ -16,6 +16,8 @@ packages=(
   slurm-wlm munge
   # vramsim report draws its plots with gnuplot (PNG via cairo, SVG)
   gnuplot-nox
+  # docs/architecture.svg: the library graph CMake writes, drawn (tools/draw-architecture)
+  graphviz
 )
 
 missing=()

@@ -1,3 +1,4 @@
+#include "tests/support/test_dir.hpp"
 #include "engine/trace.hpp"
 
 #include <gtest/gtest.h>
@@ -58,7 +59,8 @@ TEST(JsonLinesSink, OneLinePerEventFieldsInInsertionOrder) {
 }
 
 TEST(JsonLinesSink, WritesAFile) {
-  const std::string path = ::testing::TempDir() + "vramsim_trace_test.jsonl";
+  const testing_support::TestDir dir;
+  const std::string path = dir.file("trace.jsonl");
   {
     TraceRecorder rec;
     rec.add_sink(std::make_shared<JsonLinesSink>(path));

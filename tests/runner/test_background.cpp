@@ -1,23 +1,26 @@
 // A background load from a workload trace competes with the worker jobs on
 // a shared partition (cluster.partition_scheduler fcfs|easy): the worker
 // job's queue wait comes out of the load, not out of a draw.
+#include "tests/support/test_dir.hpp"
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "runner/scenario.hpp"
+#include "scenario/scenario.hpp"
 #include "runner/simulation.hpp"
 
 namespace vramsim {
 namespace {
 
-std::string write_temp(const std::string& name, const std::string& text) {
-  const auto p = std::filesystem::temp_directory_path() / ("vramsim-bg-" + name);
-  std::ofstream(p) << text;
-  return p.string();
+// This test process's own folder (ctest runs each test in a process of its own).
+const testing_support::TestDir& scratch() {
+  static const testing_support::TestDir dir;
+  return dir;
 }
+
+std::string write_temp(const std::string& name, const std::string& text) { return scratch().write(name, text); }
 
 // SWF: id submit wait run alloc cpu mem req_procs req_time req_mem status user group exe queue part prec think
 std::string swf_job(int id, int submit, int run, int procs, int req_time) {
@@ -56,7 +59,7 @@ struct Outcome {
 Outcome run(const std::string& scheduler, const std::string& swf) {
   const Scenario sc = parse_scenario_text(scenario(scheduler, write_temp("load.swf", swf)), "bg.json");
   RunOptions opt;
-  opt.trace_path = (std::filesystem::temp_directory_path() / "vramsim-bg-trace.jsonl").string();
+  opt.trace_path = scratch().file("trace.jsonl");
   const RunResult r = run_scenario(sc, opt);
   const auto started = events_of(opt.trace_path, "job_started");
   Outcome o;

@@ -1,7 +1,8 @@
 // Calibration from traces: the phases a trace shows, a round trip through
 // `vramsim run` traces of a scenario with known latency distributions, and
 // the model file a scenario loads with "latency": {"from": FILE}.
-#include "runner/calibration.hpp"
+#include "tests/support/test_dir.hpp"
+#include "analysis/calibration.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,9 +10,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "runner/phase_samples.hpp"
+#include "analysis/phase_samples.hpp"
 #include "runner/simulation.hpp"
-#include "runner/trace_diff.hpp"
+#include "analysis/trace_diff.hpp"
 
 using namespace vramsim;
 
@@ -19,8 +20,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A folder inside this test process's own (removed at exit).
 fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("vramsim-calib-" + name + "-" + std::to_string(::getpid()));
+  static const testing_support::TestDir scratch;
+  const fs::path d = scratch.path() / name;
   fs::create_directories(d);
   return d;
 }

@@ -1,5 +1,6 @@
 // Same scenario and seed -> byte-identical trace; another seed changes only
 // what is drawn at random (times and latency fields), not the story.
+#include "tests/support/test_dir.hpp"
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -27,7 +28,8 @@ const char* kRandomScenario = R"({
 })";
 
 std::string run_to_trace(std::uint64_t seed, const std::string& name) {
-  const auto path = (std::filesystem::temp_directory_path() / name).string();
+  const testing_support::TestDir dir;
+  const auto path = dir.file(name);
   Scenario sc = parse_scenario(Json::parse(kRandomScenario), "random.json");
   RunOptions opt;
   opt.seed = seed;

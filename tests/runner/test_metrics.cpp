@@ -1,5 +1,6 @@
 // The capacity metrics of a run, checked against what the trace of the same
 // run says happened: job and replica times, node lifetimes, advertised VRAM.
+#include "tests/support/test_dir.hpp"
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +10,7 @@
 #include <map>
 #include <set>
 
-#include "runner/generator.hpp"
+#include "scenario/generator.hpp"
 #include "runner/simulation.hpp"
 
 using namespace vramsim;
@@ -25,7 +26,8 @@ Traced run_traced(const std::string& file, const std::string& policies, const st
   Scenario sc = load_scenario(std::string(VRAMSIM_SOURCE_DIR) + "/scenarios/" + file);
   RunOptions opt;
   opt.policies = policies;
-  opt.trace_path = (std::filesystem::temp_directory_path() / ("vramsim-metrics-" + tag + ".jsonl")).string();
+  const testing_support::TestDir dir;
+  opt.trace_path = dir.file("metrics-" + tag + ".jsonl");
   Traced t{run_scenario(sc, opt), {}};
   std::ifstream in(opt.trace_path);
   for (std::string line; std::getline(in, line);) t.events.push_back(Json::parse(line));

@@ -1,5 +1,6 @@
 // Runs that used to abort or to report success on a failed write: a time
 // limit firing while a job completes its cancel, and outputs to a full disk.
+#include "tests/support/test_dir.hpp"
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -48,7 +49,8 @@ TEST(SimTimers, ATimeLimitDuringTheCancelLatencyDoesNotFire) {
   // (285 s + 60 s), after its 300 s limit would have passed.
   RunOptions opt;
   opt.policies = "fixed";
-  const auto trace = (std::filesystem::temp_directory_path() / "vramsim-cancel-limit.jsonl").string();
+  const testing_support::TestDir dir;
+  const auto trace = dir.file("cancel-limit.jsonl");
   opt.trace_path = trace;
   const RunResult r = run_scenario(sc, opt);
   EXPECT_EQ(r.metrics.jobs_cancelled, 1);
@@ -99,7 +101,8 @@ TEST(Outputs, ANonUtf8ScenarioPathStillWritesTheTrace) {
   // The path lands in run_started; the trace must not abort on it.
   const Scenario sc = parse_scenario_text(R"({"horizon": "1m"})", "bad-\xff-name.json");
   RunOptions opt;
-  const auto trace = (std::filesystem::temp_directory_path() / "vramsim-utf8.jsonl").string();
+  const testing_support::TestDir dir;
+  const auto trace = dir.file("utf8.jsonl");
   opt.trace_path = trace;
   ASSERT_NO_THROW(run_scenario(sc, opt));
   const std::string text = slurp(trace);

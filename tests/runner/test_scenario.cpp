@@ -1,12 +1,13 @@
 // Scenario validation: one test per error class, each asserting that the
 // message names the file and the JSON path of the field.
+#include "tests/support/test_dir.hpp"
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <tuple>
 
-#include "runner/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 using namespace vramsim;
 
@@ -62,7 +63,8 @@ TEST(ScenarioValidation, UnknownPolicyNameIsRefused) {
 }
 
 TEST(ScenarioValidation, BadJsonGivesLineAndColumn) {
-  const auto path = std::filesystem::temp_directory_path() / "vramsim-bad.json";
+  const testing_support::TestDir dir;
+  const auto path = dir.path() / "bad.json";
   {
     std::ofstream out(path);
     out << "{\n  \"seed\": 1,\n  \"apps\": [\n";

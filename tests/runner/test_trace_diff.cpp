@@ -1,6 +1,7 @@
 // vramsim diff: phases aligned per app, and the first divergence of the
 // event-kind sequences, on traces of the bundled cold start.
-#include "runner/trace_diff.hpp"
+#include "tests/support/test_dir.hpp"
+#include "analysis/trace_diff.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +16,8 @@ using namespace vramsim;
 namespace {
 
 std::vector<TraceEvent> cold_start_trace(const std::string& policies, const std::string& name) {
-  const auto path = (std::filesystem::temp_directory_path() / name).string();
+  const testing_support::TestDir dir;
+  const auto path = dir.file(name);
   Scenario sc = load_scenario(std::string(VRAMSIM_SOURCE_DIR) + "/scenarios/cold-start-a100.json");
   RunOptions opt;
   opt.policies = policies;
@@ -91,7 +93,8 @@ TEST(TraceDiff, WorldSpecificEventsDoNotCountAsDivergence) {
 }
 
 TEST(TraceDiff, MalformedTraceLineNamesTheFileAndLine) {
-  const auto path = (std::filesystem::temp_directory_path() / "diff-bad.jsonl").string();
+  const testing_support::TestDir dir;
+  const auto path = dir.file("diff-bad.jsonl");
   {
     std::ofstream f(path);
     f << "{\"t\": 0, \"kind\": \"run_started\"}\n{\"t\": \"x\", \"kind\": 5}\n";
