@@ -41,8 +41,8 @@ mkdir -p "$out"
 started=$SECONDS
 
 # Flat one-line JSON: one field without jq (null and absent read as "").
-json_string() { sed -n "s/.*\"$1\":\"\\([^\"]*\\)\".*/\\1/p" "$2" 2>/dev/null | head -n 1; }
-json_number() { sed -n "s/.*\"$1\":\\([-0-9.eE+]\\{1,\\}\\).*/\\1/p" "$2" 2>/dev/null | head -n 1; }
+json_string() { [[ -f "$2" ]] || return 0; sed -n "s/.*\"$1\":\"\\([^\"]*\\)\".*/\\1/p" "$2" | head -n 1; }
+json_number() { [[ -f "$2" ]] || return 0; sed -n "s/.*\"$1\":\\([-0-9.eE+]\\{1,\\}\\).*/\\1/p" "$2" | head -n 1; }
 
 # 1. The probe: given, or built alone from tools/probe/standalone.
 if [[ -z "$probe" ]]; then

@@ -472,7 +472,9 @@ TEST(PeakTable, EveryRowHasAFigureAndASource) {
     EXPECT_FALSE(e.source.empty()) << e.tokens;
     EXPECT_TRUE(e.fp32_accumulate_tflops > 0.0 || e.fp16_accumulate_tflops > 0.0) << e.tokens;
     // fp32 accumulation is never faster than fp16 accumulation.
-    if (e.fp32_accumulate_tflops > 0.0) EXPECT_LE(e.fp32_accumulate_tflops, e.fp16_accumulate_tflops) << e.tokens;
+    if (e.fp32_accumulate_tflops > 0.0) {
+      EXPECT_LE(e.fp32_accumulate_tflops, e.fp16_accumulate_tflops) << e.tokens;
+    }
     EXPECT_EQ(e.assumed, e.source.rfind("assumed", 0) == 0) << e.tokens;
   }
 }
