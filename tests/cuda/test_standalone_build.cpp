@@ -32,7 +32,7 @@ TEST(StandaloneBuild, BuildsWithOnlyTheToolkitAndRunsWithoutADevice) {
   // no optimisation keeps the compile short; ccache where it is installed.
   std::string configure = shell_quote(*cmake) + " -S " +
                           shell_quote(test_support::source_root() + "/tools/probe/standalone") + " -B " +
-                          shell_quote(build) + " -G 'Unix Makefiles' -DCMAKE_BUILD_TYPE=None";
+                          shell_quote(build) + " -G 'Unix Makefiles' -DCMAKE_BUILD_TYPE=None -DVRAMSIM_WERROR=ON";
   if (find_executable("ccache")) configure += " -DCMAKE_CXX_COMPILER_LAUNCHER=ccache";
   auto r = run_command(configure);
   ASSERT_EQ(r.status, 0) << r.output;
