@@ -1,47 +1,162 @@
 #include "models/gpu_models.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <stdexcept>
 
 namespace vramsim {
 
 namespace {
 
-// Figures and their sources: docs/gpu-models.md. Trace aliases (V100M16,
-// V100, ...) repeat the datasheet model they stand for, so a trace's node
-// list resolves without a renaming step.
+// Datacenter and workstation parts run fp32 accumulation at the full tensor
+// rate, so one datasheet figure holds for both modes.
+constexpr GpuPeak both(std::string_view tokens, double tflops, std::string_view source) {
+  return GpuPeak{tokens, tflops, tflops, source, false};
+}
+
+// Figures and their sources: docs/gpu-models.md. Order matters: more
+// specific rows first.
+constexpr std::array kPeaks = {
+    both("GB200", 2500.0, "NVIDIA GB200 NVL72 datasheet, per GPU"),
+    both("B200", 2250.0, "NVIDIA HGX B200 datasheet, per GPU"),
+    both("B100", 1750.0, "NVIDIA Blackwell architecture technical brief, HGX B100 per GPU"),
+    both("GH200", 989.4, "NVIDIA GH200 Grace Hopper Superchip datasheet"),
+    both("H200 NVL", 835.5, "NVIDIA H200 Tensor Core GPU datasheet (NVL)"),
+    both("H200", 989.4, "NVIDIA H200 Tensor Core GPU datasheet (SXM)"),
+    both("H100 PCIe", 756.5, "NVIDIA H100 Tensor Core GPU datasheet (PCIe)"),
+    both("H100 NVL", 835.5, "NVIDIA H100 Tensor Core GPU datasheet (NVL)"),
+    both("H100", 989.4, "NVIDIA H100 Tensor Core GPU datasheet (SXM)"),  // "NVIDIA H100 80GB HBM3"
+    both("H800 PCIe", 756.5, "NVIDIA H800 PCIe datasheet"),
+    both("H800", 989.4, "NVIDIA H800 datasheet (the H100 SXM with a slower NVLink)"),
+    both("A100", 312.0, "NVIDIA A100 Tensor Core GPU datasheet"),
+    both("A800", 312.0, "NVIDIA A800 datasheet (the A100 with a slower NVLink)"),
+    both("A30", 165.0, "NVIDIA A30 Tensor Core GPU datasheet"),
+    both("A10", 125.0, "NVIDIA A10 Tensor Core GPU datasheet"),
+    GpuPeak{"A10G", 70.0, 70.0,
+            "assumed: NVIDIA publishes no A10G datasheet; 70 is the figure commonly quoted for the EC2 G5 GPU", true},
+    both("A40", 149.7, "NVIDIA A40 datasheet (fp16 with fp16 accumulate and bf16 with fp32 accumulate both 149.7)"),
+    both("RTX A6000", 154.8, "NVIDIA RTX A6000 datasheet"),
+    both("L40S", 362.05, "NVIDIA L40S datasheet"),
+    both("L40", 181.05, "NVIDIA L40 datasheet"),
+    both("L4", 121.0, "NVIDIA L4 Tensor Core GPU datasheet"),
+    both("V100S", 130.0, "NVIDIA V100S datasheet (PCIe)"),
+    both("V100 PCIE", 112.0, "NVIDIA Tesla V100 datasheet (PCIe)"),
+    both("V100", 125.0, "NVIDIA Tesla V100 datasheet (SXM2)"),
+    both("T4", 65.0, "NVIDIA T4 Tensor Core GPU datasheet"),
+    // No tensor cores: 18.7 is the half2 rate, which accumulates in fp16.
+    GpuPeak{"P100 PCIE", 0.0, 18.7, "NVIDIA Tesla P100 datasheet (PCIe 16 GB), half precision", false},
+    // GeForce: fp32 accumulation at half the fp16-accumulate rate.
+    GpuPeak{"RTX 4090", 165.2, 330.3, "NVIDIA Ada Lovelace GPU architecture whitepaper (GeForce RTX 4090)", false},
+    GpuPeak{"RTX 3090", 71.0, 142.0, "NVIDIA Ampere GA102 GPU architecture whitepaper (GeForce RTX 3090)", false},
+};
+
+// Device names split on anything that is not a letter or digit, so
+// "A100-SXM4-40GB" yields A100, SXM4, 40GB.
+std::vector<std::string> tokens_of(std::string_view s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      cur.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+    } else if (!cur.empty()) {
+      out.push_back(std::move(cur));
+      cur.clear();
+    }
+  }
+  if (!cur.empty()) out.push_back(std::move(cur));
+  return out;
+}
+
+bool contains(const std::vector<std::string>& haystack, const std::string& token) {
+  return std::find(haystack.begin(), haystack.end(), token) != haystack.end();
+}
+
+const GpuPeak& peak_row(std::string_view tokens) {
+  for (const auto& p : kPeaks)
+    if (p.tokens == tokens) return p;
+  throw std::logic_error("gpu_models: no peak row '" + std::string(tokens) + "'");
+}
+
+struct ModelRow {
+  const char* name;
+  const char* device_name;
+  std::int64_t vram_mb;
+  std::string_view peak;  // the kPeaks row its throughput comes from
+  bool assumed;
+};
+
+GpuModel model_of(const ModelRow& r) {
+  const GpuPeak& p = peak_row(r.peak);
+  GpuModel m;
+  m.name = r.name;
+  m.device_name = r.device_name;
+  m.vram_mb = r.vram_mb;
+  m.accumulate = p.fp32_accumulate_tflops > 0 ? Accumulate::Fp32 : Accumulate::Fp16;
+  m.fp16_tflops = *p.tflops(m.accumulate);
+  m.assumed = r.assumed || p.assumed;
+  m.source = r.assumed ? "assumed: the " + std::string(r.peak) + "'s figures (docs/gpu-models.md)"
+                       : std::string(p.source);
+  return m;
+}
+
+// Trace aliases (V100M16, V100, ...) repeat the datasheet model they stand
+// for, so a trace's node list resolves without a renaming step.
 std::vector<GpuModel> build_table() {
-  std::vector<GpuModel> t = {
-      {"A10", "NVIDIA A10", 23028, 125.0, false},
-      {"A10G", "NVIDIA A10G", 23028, 70.0, true},  // no datasheet: docs/gpu-models.md
-      {"A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB", 40960, 312.0, false},
-      {"A100-SXM4-80GB", "NVIDIA A100-SXM4-80GB", 81920, 312.0, false},
-      {"A800-SXM4-80GB", "NVIDIA A800-SXM4-80GB", 81920, 312.0, false},
-      {"H100-PCIE-80GB", "NVIDIA H100 PCIe", 81559, 756.5, false},
-      {"H100-SXM5-80GB", "NVIDIA H100 80GB HBM3", 81559, 989.4, false},
-      {"H200", "NVIDIA H200", 143771, 989.4, false},
-      {"H800", "NVIDIA H800", 81559, 989.4, false},
-      {"L4", "NVIDIA L4", 23034, 121.0, false},
-      {"L40S", "NVIDIA L40S", 46068, 362.05, false},
-      {"P100", "Tesla P100-PCIE-16GB", 16280, 18.7, false},
-      {"RTX3090", "NVIDIA GeForce RTX 3090", 24576, 71.0, false},
-      {"T4", "Tesla T4", 15360, 65.0, false},
-      {"V100", "Tesla V100-SXM2-16GB", 16384, 125.0, false},
-      {"V100-SXM2-16GB", "Tesla V100-SXM2-16GB", 16384, 125.0, false},
-      {"V100-SXM2-32GB", "Tesla V100-SXM2-32GB", 32768, 125.0, false},
-      {"V100M16", "Tesla V100-SXM2-16GB", 16384, 125.0, false},
-      {"V100M32", "Tesla V100-SXM2-32GB", 32768, 125.0, false},
+  const ModelRow rows[] = {
+      {"A10", "NVIDIA A10", 23028, "A10", false},
+      {"A10G", "NVIDIA A10G", 23028, "A10G", false},  // the peak row is assumed
+      {"A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB", 40960, "A100", false},
+      {"A100-SXM4-80GB", "NVIDIA A100-SXM4-80GB", 81920, "A100", false},
+      {"A800-SXM4-80GB", "NVIDIA A800-SXM4-80GB", 81920, "A800", false},
+      {"H100-PCIE-80GB", "NVIDIA H100 PCIe", 81559, "H100 PCIe", false},
+      {"H100-SXM5-80GB", "NVIDIA H100 80GB HBM3", 81559, "H100", false},
+      {"H200", "NVIDIA H200", 143771, "H200", false},
+      {"H800", "NVIDIA H800", 81559, "H800", false},
+      {"L4", "NVIDIA L4", 23034, "L4", false},
+      {"L40S", "NVIDIA L40S", 46068, "L40S", false},
+      {"P100", "Tesla P100-PCIE-16GB", 16280, "P100 PCIE", false},
+      {"RTX3090", "NVIDIA GeForce RTX 3090", 24576, "RTX 3090", false},
+      {"T4", "Tesla T4", 15360, "T4", false},
+      {"V100", "Tesla V100-SXM2-16GB", 16384, "V100", false},
+      {"V100-SXM2-16GB", "Tesla V100-SXM2-16GB", 16384, "V100", false},
+      {"V100-SXM2-32GB", "Tesla V100-SXM2-32GB", 32768, "V100", false},
+      {"V100M16", "Tesla V100-SXM2-16GB", 16384, "V100", false},
+      {"V100M32", "Tesla V100-SXM2-32GB", 32768, "V100", false},
       // openb's undisclosed models: guesses from the host shapes in the node
       // list (docs/gpu-models.md); a scenario may override them.
-      {"G1", "G1", 16384, 125.0, true},
-      {"G2", "G2", 16384, 125.0, true},
-      {"G3", "G3", 40960, 312.0, true},
+      {"G1", "G1", 16384, "V100", true},
+      {"G2", "G2", 16384, "V100", true},
+      {"G3", "G3", 40960, "A100", true},
   };
+  std::vector<GpuModel> t;
+  for (const auto& r : rows) t.push_back(model_of(r));
   std::sort(t.begin(), t.end(), [](const GpuModel& a, const GpuModel& b) { return a.name < b.name; });
   return t;
 }
 
 }  // namespace
+
+std::string_view accumulate_name(Accumulate a) { return a == Accumulate::Fp32 ? "fp32" : "fp16"; }
+
+std::optional<double> GpuPeak::tflops(Accumulate a) const {
+  const double v = a == Accumulate::Fp32 ? fp32_accumulate_tflops : fp16_accumulate_tflops;
+  return v > 0 ? std::optional<double>(v) : std::nullopt;
+}
+
+std::span<const GpuPeak> gpu_peak_table() { return kPeaks; }
+
+const GpuPeak* find_gpu_peak(std::string_view device_name) {
+  const auto name_tokens = tokens_of(device_name);
+  if (contains(name_tokens, "MIG")) return nullptr;
+  for (const auto& entry : kPeaks) {
+    const auto wanted = tokens_of(entry.tokens);
+    bool all = !wanted.empty();
+    for (const auto& w : wanted) all = all && contains(name_tokens, w);
+    if (all) return &entry;
+  }
+  return nullptr;
+}
 
 const std::vector<GpuModel>& gpu_model_table() {
   static const std::vector<GpuModel> t = build_table();
@@ -60,12 +175,15 @@ GpuModelSet::GpuModelSet() {
 
 void GpuModelSet::set(const std::string& name, std::int64_t vram_mb, double fp16_tflops) {
   if (vram_mb <= 0 || !(fp16_tflops >= 0)) throw std::invalid_argument("GpuModelSet::set: figures out of range");
-  auto [it, added] = models_.try_emplace(name, GpuModel{name, name, vram_mb, fp16_tflops, false});
-  if (!added) {
-    it->second.vram_mb = vram_mb;
-    it->second.fp16_tflops = fp16_tflops;
-    it->second.assumed = false;
+  auto [it, added] = models_.try_emplace(name);
+  if (added) {
+    it->second.name = name;
+    it->second.device_name = name;
   }
+  it->second.vram_mb = vram_mb;
+  it->second.fp16_tflops = fp16_tflops;
+  it->second.assumed = false;
+  it->second.source = "scenario";
 }
 
 const GpuModel* GpuModelSet::find(std::string_view name) const {

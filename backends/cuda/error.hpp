@@ -13,6 +13,7 @@ enum class ErrorKind {
   InvalidArgument,    // bad option values
   NoDevice,           // no usable CUDA device (or no driver, or no CUDA build)
   CorrectnessFailed,  // small-N GEMM disagreed with the CPU reference
+  OutOfMemory,        // the device (or cuBLASLt) could not allocate what N needs
   CudaFailure,        // any other CUDA / cuBLAS runtime error
   DetectionFailed,    // detection ran but its output could not be used
 };
@@ -24,6 +25,9 @@ struct Error {
 
 // The line every "no device" path prints; callers and tests match on it.
 inline constexpr const char* kNoDevicePrefix = "no CUDA device visible: ";
+// The line when the device may be there but a CUDA library the probe needs
+// (cuBLASLt) cannot be loaded; same ErrorKind (NoDevice) and exit status.
+inline constexpr const char* kNoUsableCudaPrefix = "no usable CUDA: ";
 
 inline Error no_device_error(const std::string& reason) {
   return Error{ErrorKind::NoDevice, std::string(kNoDevicePrefix) + reason};
@@ -36,6 +40,7 @@ enum class ExitCode : int {
   NoDevice = 3,
   CorrectnessFailed = 4,
   RuntimeFailure = 5,
+  OutOfMemory = 6,
 };
 
 constexpr ExitCode exit_code_for(ErrorKind kind) {
@@ -43,6 +48,7 @@ constexpr ExitCode exit_code_for(ErrorKind kind) {
     case ErrorKind::InvalidArgument: return ExitCode::BadArguments;
     case ErrorKind::NoDevice: return ExitCode::NoDevice;
     case ErrorKind::CorrectnessFailed: return ExitCode::CorrectnessFailed;
+    case ErrorKind::OutOfMemory: return ExitCode::OutOfMemory;
     case ErrorKind::CudaFailure: return ExitCode::RuntimeFailure;
     case ErrorKind::DetectionFailed: return ExitCode::RuntimeFailure;
   }

@@ -55,9 +55,10 @@ std::optional<std::string> find_executable(std::string_view program) {
   while (start <= path.size()) {
     auto end = path.find(':', start);
     if (end == std::string::npos) end = path.size();
-    std::string dir = path.substr(start, end - start);
-    if (dir.empty()) dir = ".";  // POSIX: an empty entry is the current directory
-    const std::string candidate = dir + "/" + prog;
+    // POSIX: an empty entry is the current directory. (Built as one
+    // expression: assigning "." to the empty substring trips GCC 12's
+    // -Wrestrict false positive at -O3.)
+    const std::string candidate = (end == start ? std::string(".") : path.substr(start, end - start)) + "/" + prog;
     if (is_executable_file(candidate)) return candidate;
     start = end + 1;
   }

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "backends/cuda/json_line.hpp"
+
 namespace vramsim::gpu {
 
 namespace {
@@ -78,21 +80,20 @@ Expected<GpuInventory> parse_nvidia_smi_csv(std::string_view csv) {
   return inventory;
 }
 
-nlohmann::ordered_json to_json(const GpuInventory& inventory) {
-  nlohmann::ordered_json j;
-  j["source"] = inventory.source;
-  j["devices"] = nlohmann::ordered_json::array();
+std::string inventory_json(const GpuInventory& inventory) {
+  std::string devices = "[";
   for (const auto& d : inventory.devices) {
-    nlohmann::ordered_json dj;
-    dj["index"] = d.index;
-    dj["name"] = d.name;
-    dj["total_mb"] = d.total_mb;
-    dj["free_mb"] = d.free_mb ? nlohmann::ordered_json(*d.free_mb) : nlohmann::ordered_json(nullptr);
-    dj["mig_enabled"] = d.mig_enabled ? nlohmann::ordered_json(*d.mig_enabled)
-                                      : nlohmann::ordered_json(nullptr);
-    j["devices"].push_back(std::move(dj));
+    if (devices.size() > 1) devices += ",";
+    JsonLine dj;
+    dj.integer("index", d.index)
+        .str("name", d.name)
+        .integer("total_mb", d.total_mb)
+        .integer("free_mb", d.free_mb)
+        .boolean("mig_enabled", d.mig_enabled);
+    devices += dj.done();
   }
-  return j;
+  devices += "]";
+  return JsonLine().str("source", inventory.source).raw("devices", devices).done();
 }
 
 }  // namespace vramsim::gpu

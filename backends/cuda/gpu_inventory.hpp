@@ -6,8 +6,6 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "backends/cuda/error.hpp"
 
 namespace vramsim::gpu {
@@ -34,8 +32,17 @@ inline constexpr const char* kNvidiaSmiQueryArgs =
 // malformed line is a DetectionFailed error naming the line number.
 Expected<GpuInventory> parse_nvidia_smi_csv(std::string_view csv);
 
-// {"source": ..., "devices": [{"index", "name", "total_mb", "free_mb",
-// "mig_enabled"}]}; unknown fields are null.
-nlohmann::ordered_json to_json(const GpuInventory& inventory);
+// One line: {"source": ..., "devices": [{"index", "name", "total_mb",
+// "free_mb", "mig_enabled"}]}; unknown fields are null.
+std::string inventory_json(const GpuInventory& inventory);
 
 }  // namespace vramsim::gpu
+
+#ifndef VRAMSIM_PROBE_STANDALONE
+#include <nlohmann/json.hpp>
+
+namespace vramsim::gpu {
+// inventory_json's line as a JSON value (json_bridge.cpp).
+nlohmann::ordered_json to_json(const GpuInventory& inventory);
+}  // namespace vramsim::gpu
+#endif

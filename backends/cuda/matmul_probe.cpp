@@ -6,18 +6,22 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <optional>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "backends/cuda/cublaslt_loader.hpp"
 #include "backends/cuda/cuda_status.hpp"
 #include "backends/cuda/fp16.hpp"
 #include "backends/cuda/probe_method.hpp"
 #include "backends/cuda/reference_gemm.hpp"
+#include "backends/cuda/sm_clock.hpp"
 #include "backends/cuda/throughput.hpp"
 
 // Propagates an std::optional<Error> out of the enclosing function.
@@ -46,10 +50,13 @@ std::optional<Error> cuda_check(cudaError_t status, const std::string& what) {
   return Error{ErrorKind::CudaFailure, what + ": " + describe(status)};
 }
 
+// The loaded cuBLASLt (cublaslt_loader.hpp); set before any call below.
+const CublasLtApi* lt = nullptr;
+
 std::optional<Error> lt_check(cublasStatus_t status, const std::string& what) {
   if (status == CUBLAS_STATUS_SUCCESS) return std::nullopt;
-  return Error{ErrorKind::CudaFailure, what + ": " + cublasLtGetStatusName(status) + ": " +
-                                           cublasLtGetStatusString(status)};
+  const ErrorKind kind = status == CUBLAS_STATUS_ALLOC_FAILED ? ErrorKind::OutOfMemory : ErrorKind::CudaFailure;
+  return Error{kind, what + ": " + lt->GetStatusName(status) + ": " + lt->GetStatusString(status)};
 }
 
 struct AllocationTracker {
@@ -79,8 +86,9 @@ class DeviceBuffer {
       if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
         note = " (" + mib(free_bytes) + " free of " + mib(total_bytes) + ")";
       }
-      return Error{ErrorKind::CudaFailure,
-                   "cudaMalloc(" + mib(bytes) + ") for " + what + ": " + describe(status) + note};
+      const ErrorKind kind =
+          status == cudaErrorMemoryAllocation ? ErrorKind::OutOfMemory : ErrorKind::CudaFailure;
+      return Error{kind, "cudaMalloc(" + mib(bytes) + ") for " + what + ": " + describe(status) + note};
     }
     ptr_ = p;
     bytes_ = bytes;
@@ -113,7 +121,7 @@ struct LtHandle {
   LtHandle(const LtHandle&) = delete;
   LtHandle& operator=(const LtHandle&) = delete;
   ~LtHandle() {
-    if (handle != nullptr) (void)cublasLtDestroy(handle);
+    if (handle != nullptr) (void)lt->Destroy(handle);
   }
 };
 
@@ -153,34 +161,34 @@ struct GemmPlan {
   GemmPlan(const GemmPlan&) = delete;
   GemmPlan& operator=(const GemmPlan&) = delete;
   ~GemmPlan() {
-    if (pref != nullptr) (void)cublasLtMatmulPreferenceDestroy(pref);
-    if (c != nullptr) (void)cublasLtMatrixLayoutDestroy(c);
-    if (b != nullptr) (void)cublasLtMatrixLayoutDestroy(b);
-    if (a != nullptr) (void)cublasLtMatrixLayoutDestroy(a);
-    if (desc != nullptr) (void)cublasLtMatmulDescDestroy(desc);
+    if (pref != nullptr) (void)lt->MatmulPreferenceDestroy(pref);
+    if (c != nullptr) (void)lt->MatrixLayoutDestroy(c);
+    if (b != nullptr) (void)lt->MatrixLayoutDestroy(b);
+    if (a != nullptr) (void)lt->MatrixLayoutDestroy(a);
+    if (desc != nullptr) (void)lt->MatmulDescDestroy(desc);
   }
 };
 
 std::optional<Error> make_plan(cublasLtHandle_t handle, std::int64_t n, GemmPlan& plan) {
-  VRAMSIM_TRY(lt_check(cublasLtMatmulDescCreate(&plan.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+  VRAMSIM_TRY(lt_check(lt->MatmulDescCreate(&plan.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
                        "cublasLtMatmulDescCreate"));
   const cublasOperation_t op = CUBLAS_OP_N;
-  VRAMSIM_TRY(lt_check(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSA, &op, sizeof op),
+  VRAMSIM_TRY(lt_check(lt->MatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSA, &op, sizeof op),
                        "cublasLtMatmulDescSetAttribute(TRANSA)"));
-  VRAMSIM_TRY(lt_check(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &op, sizeof op),
+  VRAMSIM_TRY(lt_check(lt->MatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &op, sizeof op),
                        "cublasLtMatmulDescSetAttribute(TRANSB)"));
   const auto rows = static_cast<std::uint64_t>(n);
-  VRAMSIM_TRY(lt_check(cublasLtMatrixLayoutCreate(&plan.a, CUDA_R_16F, rows, rows, n), "layout A"));
-  VRAMSIM_TRY(lt_check(cublasLtMatrixLayoutCreate(&plan.b, CUDA_R_16F, rows, rows, n), "layout B"));
-  VRAMSIM_TRY(lt_check(cublasLtMatrixLayoutCreate(&plan.c, CUDA_R_16F, rows, rows, n), "layout C"));
-  VRAMSIM_TRY(lt_check(cublasLtMatmulPreferenceCreate(&plan.pref), "cublasLtMatmulPreferenceCreate"));
+  VRAMSIM_TRY(lt_check(lt->MatrixLayoutCreate(&plan.a, CUDA_R_16F, rows, rows, n), "layout A"));
+  VRAMSIM_TRY(lt_check(lt->MatrixLayoutCreate(&plan.b, CUDA_R_16F, rows, rows, n), "layout B"));
+  VRAMSIM_TRY(lt_check(lt->MatrixLayoutCreate(&plan.c, CUDA_R_16F, rows, rows, n), "layout C"));
+  VRAMSIM_TRY(lt_check(lt->MatmulPreferenceCreate(&plan.pref), "cublasLtMatmulPreferenceCreate"));
   const std::uint64_t max_workspace = kMaxWorkspace;
-  VRAMSIM_TRY(lt_check(cublasLtMatmulPreferenceSetAttribute(plan.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+  VRAMSIM_TRY(lt_check(lt->MatmulPreferenceSetAttribute(plan.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                             &max_workspace, sizeof max_workspace),
                        "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)"));
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
-  VRAMSIM_TRY(lt_check(cublasLtMatmulAlgoGetHeuristic(handle, plan.desc, plan.a, plan.b, plan.c, plan.c, plan.pref,
+  VRAMSIM_TRY(lt_check(lt->MatmulAlgoGetHeuristic(handle, plan.desc, plan.a, plan.b, plan.c, plan.c, plan.pref,
                                                       1, &result, &found),
                        "cublasLtMatmulAlgoGetHeuristic"));
   if (found < 1 || result.state != CUBLAS_STATUS_SUCCESS) {
@@ -197,7 +205,7 @@ std::optional<Error> gemm(cublasLtHandle_t handle, const GemmPlan& plan, const D
                           cudaStream_t stream) {
   const float alpha = 1.0f;
   const float beta = 0.0f;
-  return lt_check(cublasLtMatmul(handle, plan.desc, &alpha, a.get(), plan.a, b.get(), plan.b, &beta, c.get(),
+  return lt_check(lt->Matmul(handle, plan.desc, &alpha, a.get(), plan.a, b.get(), plan.b, &beta, c.get(),
                                  plan.c, c.get(), plan.c, &plan.algo, workspace.get(), plan.workspace, stream),
                   "cublasLtMatmul");
 }
@@ -252,6 +260,11 @@ std::optional<Error> check_correctness(cublasLtHandle_t handle, cudaStream_t str
 
 Expected<ProbeReport> run_matmul_probe(const ProbeOptions& options) {
   if (auto err = validate(options)) return *err;
+  // cuBLASLt first: its absence is "no usable CUDA" whether or not a device
+  // is visible, and it is checked before any device work.
+  const auto& api = cublaslt();
+  if (!api) return api.error();
+  lt = &*api;
   const auto count = detail::visible_device_count();
   if (!count) return count.error();
 
@@ -259,26 +272,22 @@ Expected<ProbeReport> run_matmul_probe(const ProbeOptions& options) {
   cudaDeviceProp prop{};
   VRAMSIM_TRY(cuda_check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties(0)"));
 
-  LtHandle lt;
-  VRAMSIM_TRY(lt_check(cublasLtCreate(&lt.handle), "cublasLtCreate"));
+  LtHandle lt_handle;
+  VRAMSIM_TRY(lt_check(lt->Create(&lt_handle.handle), "cublasLtCreate"));
   Stream stream;
   VRAMSIM_TRY(cuda_check(cudaStreamCreate(&stream.stream), "cudaStreamCreate"));
   AllocationTracker tracker;
 
-  VRAMSIM_TRY(check_correctness(lt.handle, stream.stream, tracker, options.check_n));
+  VRAMSIM_TRY(check_correctness(lt_handle.handle, stream.stream, tracker, options.check_n));
 
   const std::int64_t n = options.n;
   GemmPlan plan;
-  VRAMSIM_TRY(make_plan(lt.handle, n, plan));
+  VRAMSIM_TRY(make_plan(lt_handle.handle, n, plan));
   const auto elements = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
   const std::size_t bytes = elements * sizeof(std::uint16_t);
-  const std::size_t needed = 3 * bytes + plan.workspace;
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
-  if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess && needed > free_bytes) {
-    return Error{ErrorKind::CudaFailure, "n=" + std::to_string(n) + " needs " + mib(needed) +
-                                             " of device memory, " + mib(free_bytes) + " free"};
-  }
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) VRAMSIM_TRY(check_fits(n, plan.workspace, free_bytes));
   (void)cudaGetLastError();
 
   DeviceBuffer a, b, c, workspace;
@@ -297,7 +306,7 @@ Expected<ProbeReport> run_matmul_probe(const ProbeOptions& options) {
   // while the device works (the clock query), then the stream is awaited.
   auto timed = [&](int count, double& ms, const std::function<void()>& during) -> std::optional<Error> {
     VRAMSIM_TRY(cuda_check(cudaEventRecord(start.event, stream.stream), "cudaEventRecord"));
-    for (int i = 0; i < count; ++i) VRAMSIM_TRY(gemm(lt.handle, plan, a, b, c, workspace, stream.stream));
+    for (int i = 0; i < count; ++i) VRAMSIM_TRY(gemm(lt_handle.handle, plan, a, b, c, workspace, stream.stream));
     VRAMSIM_TRY(cuda_check(cudaEventRecord(stop.event, stream.stream), "cudaEventRecord"));
     if (during) during();
     VRAMSIM_TRY(cuda_check(cudaEventSynchronize(stop.event), "timed GEMMs"));
@@ -327,12 +336,28 @@ Expected<ProbeReport> run_matmul_probe(const ProbeOptions& options) {
   char bus_id[32] = {};
   const bool have_bus_id = cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, 0) == cudaSuccess;
   (void)cudaGetLastError();
+  std::optional<SmClockReader> clock_reader;
+  if (have_bus_id) clock_reader.emplace(bus_id);
+  const double expected_sample_ms = ms_per_gemm * per_sample;
   std::vector<double> tflops, durations, clocks;
   for (int s = 0; s < options.samples; ++s) {
     double ms = 0.0;
     std::optional<int> clock;
     VRAMSIM_TRY(timed(per_sample, ms, [&] {
-      if (have_bus_id) clock = query_sm_clock_mhz(bus_id);
+      if (!clock_reader) return;
+      // Read the clock in the middle of the sample, and keep the reading
+      // only when the device had started the sample before it and had not
+      // finished it when it returned (nvidia-smi can take longer than a
+      // sample; NVML answers in microseconds).
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      bool started = false;
+      while (!(started = cudaEventQuery(start.event) == cudaSuccess) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      std::this_thread::sleep_for(std::chrono::microseconds(static_cast<long long>(expected_sample_ms * 400.0)));
+      const auto reading = clock_reader->read();
+      const bool finished = cudaEventQuery(stop.event) == cudaSuccess;
+      (void)cudaGetLastError();  // cudaErrorNotReady is the expected answer
+      if (reading && clock_reading_inside(started, finished)) clock = reading;
     }));
     tflops.push_back(matmul_tflops(n, per_sample, ms / 1e3));
     durations.push_back(ms);
@@ -372,7 +397,10 @@ Expected<ProbeReport> run_matmul_probe(const ProbeOptions& options) {
   report.spread_pct = stats.spread_pct;
   report.sample_ms = summarize(durations).median;
   report.warmup_ms = warm_ms;
-  if (!clocks.empty()) report.sm_clock_mhz = static_cast<int>(std::lround(summarize(clocks).median));
+  if (!clocks.empty()) {
+    report.sm_clock_mhz = static_cast<int>(std::lround(summarize(clocks).median));
+    report.sm_clock_source = clock_reader->source();
+  }
   report.checked_elements = static_cast<std::int64_t>(sampled.size());
   return report;
 }

@@ -100,6 +100,20 @@ ToleranceCheck check_sampled(std::span<const float> result, std::span<const floa
   return out;
 }
 
+std::size_t timed_run_bytes(std::int64_t n, std::size_t workspace_bytes) {
+  const auto un = static_cast<std::size_t>(n < 0 ? 0 : n);
+  return 3 * un * un * sizeof(std::uint16_t) + workspace_bytes;
+}
+
+std::optional<Error> check_fits(std::int64_t n, std::size_t workspace_bytes, std::size_t free_bytes) {
+  const std::size_t needed = timed_run_bytes(n, workspace_bytes);
+  if (needed <= free_bytes) return std::nullopt;
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  return Error{ErrorKind::OutOfMemory, "out of device memory: n=" + std::to_string(n) + " needs " +
+                                           std::to_string((needed + kMiB - 1) / kMiB) + " MiB, " +
+                                           std::to_string(free_bytes / kMiB) + " MiB free"};
+}
+
 int iterations_for(double ms_per_gemm, double min_sample_ms, int min_iterations) {
   constexpr double kMaxIterations = 1e6;
   double want = min_iterations < 1 ? 1.0 : static_cast<double>(min_iterations);

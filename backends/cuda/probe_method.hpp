@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "backends/cuda/error.hpp"
 #include "backends/cuda/reference_gemm.hpp"
 
 namespace vramsim::gpu {
@@ -32,6 +33,14 @@ std::vector<float> sampled_reference(std::int64_t n, std::uint64_t seed_a, std::
 // sampled_reference); worst_row and worst_col are matrix indices.
 ToleranceCheck check_sampled(std::span<const float> result, std::span<const float> reference, std::int64_t n,
                              std::span<const std::int64_t> rows, std::span<const std::int64_t> cols);
+
+// Device bytes the timed run allocates: A, B and C (n x n fp16) plus the
+// cuBLASLt workspace.
+std::size_t timed_run_bytes(std::int64_t n, std::size_t workspace_bytes);
+
+// OutOfMemory (exit status 6) when the timed run's bytes exceed the device's
+// free bytes, naming both in MiB; nullopt when they fit.
+std::optional<Error> check_fits(std::int64_t n, std::size_t workspace_bytes, std::size_t free_bytes);
 
 // GEMMs per timed sample: enough to last at least min_sample_ms at the
 // measured ms_per_gemm, and at least min_iterations; capped at 10^6.

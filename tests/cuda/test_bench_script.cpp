@@ -8,7 +8,7 @@
 #include "backends/cuda/gpu_detector.hpp"
 #include "tests/cuda/test_support.hpp"
 
-#ifdef VRAMSIM_BENCH_SCRIPT
+#ifdef VRAMSIM_SOURCE_RELATIVE
 
 namespace vramsim::gpu {
 namespace {
@@ -32,7 +32,7 @@ fi
 echo "{\"gpu\":\"${FAKE_GPU:-NVIDIA H200}\",\"gpu_total_mb\":143771,\"visible_devices\":\"\",\"matmul_tflops\":$(($2 / 10)).5,\"peak_alloc_mb\":416,\"n\":$2,\"iterations\":10}"
 )";
 
-std::string bench(const std::string& env) { return env + " " + shell_quote(VRAMSIM_BENCH_SCRIPT); }
+std::string bench(const std::string& env) { return env + " " + shell_quote(test_support::source_root() + "/tools/bench-probe"); }
 
 TEST(BenchScript, PrintsTflopsAndPercentOfPeakForEachSize) {
   TempDir dir;
@@ -66,13 +66,13 @@ TEST(BenchScript, MissingProbeIsStatusOne) {
   EXPECT_EQ(r.status, 1) << r.output;
 }
 
-#ifdef VRAMSIM_PROBE_BINARY
+#ifdef VRAMSIM_PROBE_RELATIVE
 TEST(BenchScript, PassesTheProbesNoDeviceStatusAndMessageThrough) {
   if (cuda_built_in()) {
     const auto inv = make_default_detector()->detect();
     if (inv && !inv->devices.empty()) GTEST_SKIP() << "a CUDA device is visible";
   }
-  const auto r = run_command(bench("VRAMSIM_PROBE=" + shell_quote(VRAMSIM_PROBE_BINARY)));
+  const auto r = run_command(bench("VRAMSIM_PROBE=" + shell_quote(test_support::probe_binary())));
   EXPECT_EQ(r.status, 3) << r.output;
   ASSERT_EQ(lines_of(r.output).size(), 1u) << r.output;
   EXPECT_EQ(r.output.rfind("no CUDA device visible: ", 0), 0u) << r.output;
@@ -82,4 +82,4 @@ TEST(BenchScript, PassesTheProbesNoDeviceStatusAndMessageThrough) {
 }  // namespace
 }  // namespace vramsim::gpu
 
-#endif  // VRAMSIM_BENCH_SCRIPT
+#endif  // VRAMSIM_SOURCE_RELATIVE

@@ -11,6 +11,7 @@
 
 #include "backends/cuda/error.hpp"
 #include "backends/cuda/fp16.hpp"
+#include "backends/cuda/json_line.hpp"
 #include "backends/cuda/probe_options.hpp"
 #include "backends/cuda/probe_report.hpp"
 #include "backends/cuda/reference_gemm.hpp"
@@ -86,6 +87,7 @@ TEST(ExitCodes, EachErrorKindHasItsDocumentedStatus) {
   EXPECT_EQ(static_cast<int>(exit_code_for(ErrorKind::CorrectnessFailed)), 4);
   EXPECT_EQ(static_cast<int>(exit_code_for(ErrorKind::CudaFailure)), 5);
   EXPECT_EQ(static_cast<int>(exit_code_for(ErrorKind::DetectionFailed)), 5);
+  EXPECT_EQ(static_cast<int>(exit_code_for(ErrorKind::OutOfMemory)), 6);
 }
 
 TEST(ExitCodes, NoDeviceErrorsStartWithTheFixedLine) {
@@ -96,23 +98,26 @@ TEST(ExitCodes, NoDeviceErrorsStartWithTheFixedLine) {
 
 // ---- report JSON ---------------------------------------------------------
 
+// Invented figures that agree with each other: 46 GEMMs of 2 * 8192^3 FLOP
+// in 202.15 ms are 250.2 TFLOPS; A, B, C (384 MiB) and a 32 MiB workspace.
 ProbeReport reference_like_report() {
   ProbeReport r;
   r.gpu = "NVIDIA A100-SXM4-40GB";
   r.gpu_total_mb = 40440;
   r.visible_devices = "0";
   r.matmul_tflops = 250.2371;
-  r.peak_alloc_mb = 520;
+  r.peak_alloc_mb = 416;
   r.n = 8192;
-  r.iterations = 10;
+  r.iterations = 46;
   r.samples = 5;
   r.tflops_min = 248.04;
   r.tflops_max = 251.96;
   r.spread_pct = 1.5666;
-  r.sample_ms = 210.44;
+  r.sample_ms = 202.06;
   r.warmup_ms = 2003.1;
   r.sm_clock_mhz = 1410;
   r.checked_elements = 256;
+  r.sm_clock_source = "nvml";
   return r;
 }
 
@@ -124,7 +129,7 @@ TEST(ProbeReportJson, KeysComeInTheReferenceOrder) {
   const std::vector<std::string> expected = {
       "gpu",        "gpu_total_mb", "visible_devices", "matmul_tflops", "peak_alloc_mb", "n",
       "iterations", "samples",      "tflops_min",      "tflops_max",    "spread_pct",    "sample_ms",
-      "warmup_ms",  "sm_clock_mhz", "checked_elements"};
+      "warmup_ms",  "sm_clock_mhz", "checked_elements", "sm_clock_source"};
   EXPECT_EQ(keys, expected);
 }
 
@@ -139,9 +144,9 @@ TEST(ProbeReportJson, ValueTypesAndRounding) {
   EXPECT_TRUE(j["iterations"].is_number_integer());
   EXPECT_EQ(j.dump(),
             R"({"gpu":"NVIDIA A100-SXM4-40GB","gpu_total_mb":40440,"visible_devices":"0",)"
-            R"("matmul_tflops":250.2,"peak_alloc_mb":520,"n":8192,"iterations":10,"samples":5,)"
-            R"("tflops_min":248.0,"tflops_max":252.0,"spread_pct":1.6,"sample_ms":210.4,"warmup_ms":2003.1,)"
-            R"("sm_clock_mhz":1410,"checked_elements":256})");
+            R"("matmul_tflops":250.2,"peak_alloc_mb":416,"n":8192,"iterations":46,"samples":5,)"
+            R"("tflops_min":248.0,"tflops_max":252.0,"spread_pct":1.6,"sample_ms":202.1,"warmup_ms":2003.1,)"
+            R"("sm_clock_mhz":1410,"checked_elements":256,"sm_clock_source":"nvml"})");
   ProbeReport no_clock = reference_like_report();
   no_clock.sm_clock_mhz.reset();
   EXPECT_TRUE(to_json(no_clock)["sm_clock_mhz"].is_null());
@@ -178,13 +183,37 @@ TEST(ProbeReportJson, RoundTrips) {
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(back->gpu, original.gpu);
   EXPECT_EQ(back->n, 8192);
-  EXPECT_EQ(back->iterations, 10);
+  EXPECT_EQ(back->iterations, 46);
   EXPECT_DOUBLE_EQ(back->matmul_tflops, 250.2);
   EXPECT_EQ(back->samples, 5);
   EXPECT_DOUBLE_EQ(back->tflops_min, 248.0);
   EXPECT_DOUBLE_EQ(back->spread_pct, 1.6);
   EXPECT_EQ(back->sm_clock_mhz, 1410);
   EXPECT_EQ(back->checked_elements, 256);
+  EXPECT_EQ(back->sm_clock_source, "nvml");
+}
+
+// The probe prints report_json's line (no JSON library); the agent's
+// nlohmann view must be the same text.
+TEST(ProbeReportJson, TheLineAndTheNlohmannViewAgree) {
+  ProbeReport r = reference_like_report();
+  EXPECT_EQ(report_json(r), to_json(r).dump());
+  r.gpu = "odd \"name\"\twith\\ escapes\x01";
+  r.tflops_max = 312.0;  // a whole double prints as 312.0
+  r.sm_clock_mhz.reset();
+  r.sm_clock_source = "";
+  EXPECT_EQ(report_json(r), to_json(r).dump());
+  EXPECT_NE(report_json(r).find("\"tflops_max\":312.0,"), std::string::npos) << report_json(r);
+  EXPECT_NE(report_json(r).find("\"sm_clock_mhz\":null,"), std::string::npos) << report_json(r);
+}
+
+TEST(JsonLine, NumbersPrintAsNlohmannPrintsThem) {
+  for (double v : {0.0, -0.0, 1.0, 250.2, 989.4, 362.05, 1e-7, 123456789.0, 1e21, -3.5, 0.1 + 0.2}) {
+    EXPECT_EQ(json_number(v), nlohmann::json(v).dump()) << v;
+  }
+  EXPECT_EQ(json_number(std::numeric_limits<double>::infinity()), "null");
+  EXPECT_EQ(json_number(std::nan("")), "null");
+  EXPECT_EQ(json_string("a\"b\\c\n\x1f"), nlohmann::json("a\"b\\c\n\x1f").dump());
 }
 
 TEST(ProbeReportJson, RejectsWrongShapes) {
@@ -406,6 +435,7 @@ TEST(PeakTable, LooksUpDeviceNamesByToken) {
       {"Tesla V100-SXM2-16GB", 125.0},  {"Tesla V100-PCIE-32GB", 112.0},    {"NVIDIA L40S", 362.05},
       {"NVIDIA L40", 181.05},           {"NVIDIA L4", 121.0},               {"Tesla T4", 65.0},
       {"NVIDIA GeForce RTX 3090", 71.0}, {"nvidia h100 80gb hbm3", 989.4},  {"NVIDIA B200", 2250.0},
+      {"NVIDIA GeForce RTX 4090", 165.2},
   };
   for (const auto& c : cases) {
     const auto peak = dense_fp16_peak_tflops(c.name);
@@ -415,18 +445,39 @@ TEST(PeakTable, LooksUpDeviceNamesByToken) {
 }
 
 TEST(PeakTable, UnknownDevicesAndMigSlicesHaveNoPeak) {
-  EXPECT_FALSE(dense_fp16_peak_tflops("NVIDIA A10G"));        // not the A10
+  EXPECT_FALSE(dense_fp16_peak_tflops("NVIDIA A10G"));        // not the A10, and only assumed
   EXPECT_FALSE(dense_fp16_peak_tflops("NVIDIA RTX A4000"));   // not the A40
   EXPECT_FALSE(dense_fp16_peak_tflops("NVIDIA A100-SXM4-40GB MIG 3g.20gb"));
   EXPECT_FALSE(dense_fp16_peak_tflops("Some Future GPU"));
   EXPECT_FALSE(dense_fp16_peak_tflops(""));
 }
 
-TEST(PeakTable, EntriesArePositive) {
+// The probe accumulates in fp32; GeForce cards run that at half their
+// fp16-accumulate rate, datacenter parts at the same rate.
+TEST(PeakTable, EachModeHasItsOwnFigure) {
+  using vramsim::Accumulate;
+  EXPECT_DOUBLE_EQ(*dense_fp16_peak_tflops("NVIDIA GeForce RTX 4090", Accumulate::Fp32), 165.2);
+  EXPECT_DOUBLE_EQ(*dense_fp16_peak_tflops("NVIDIA GeForce RTX 4090", Accumulate::Fp16), 330.3);
+  EXPECT_DOUBLE_EQ(*dense_fp16_peak_tflops("NVIDIA GeForce RTX 3090", Accumulate::Fp32), 71.0);
+  EXPECT_DOUBLE_EQ(*dense_fp16_peak_tflops("NVIDIA GeForce RTX 3090", Accumulate::Fp16), 142.0);
+  EXPECT_DOUBLE_EQ(*dense_fp16_peak_tflops("NVIDIA H100 80GB HBM3", Accumulate::Fp16), 989.4);
+  // The P100 has no tensor cores: its 18.7 is the fp16-accumulate half2 rate
+  // and the table claims no fp32-accumulate peak for it.
+  EXPECT_FALSE(dense_fp16_peak_tflops("Tesla P100-PCIE-16GB", Accumulate::Fp32));
+  EXPECT_DOUBLE_EQ(*dense_fp16_peak_tflops("Tesla P100-PCIE-16GB", Accumulate::Fp16), 18.7);
+}
+
+TEST(PeakTable, EveryRowHasAFigureAndASource) {
   ASSERT_FALSE(peak_table().empty());
   for (const auto& e : peak_table()) {
-    EXPECT_GT(e.dense_fp16_tflops, 0.0) << e.tokens;
     EXPECT_FALSE(e.tokens.empty());
+    EXPECT_FALSE(e.source.empty()) << e.tokens;
+    EXPECT_TRUE(e.fp32_accumulate_tflops > 0.0 || e.fp16_accumulate_tflops > 0.0) << e.tokens;
+    // fp32 accumulation is never faster than fp16 accumulation.
+    if (e.fp32_accumulate_tflops > 0.0) {
+      EXPECT_LE(e.fp32_accumulate_tflops, e.fp16_accumulate_tflops) << e.tokens;
+    }
+    EXPECT_EQ(e.assumed, e.source.rfind("assumed", 0) == 0) << e.tokens;
   }
 }
 

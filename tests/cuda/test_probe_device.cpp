@@ -17,6 +17,7 @@
 #include "tests/cuda/test_support.hpp"
 
 #if VRAMSIM_CUDA_ENABLED
+#include "backends/cuda/cublaslt_loader.hpp"
 #include "backends/cuda/cuda_runtime_detector.hpp"
 #endif
 
@@ -100,6 +101,18 @@ TEST(MatmulProbeOnDevice, SmallNRunPassesTheCheckAndReports) {
   expect_sane_report(*r, o);
 }
 
+// The size the targets are stated at, with the result check of the
+// timed output (tools/device-probe.sh runs it on a GPU host).
+TEST(MatmulProbeOnDevice, N8192PassesTheResultCheck) {
+  if (const auto reason = no_device_reason()) GTEST_SKIP() << *reason;
+  ProbeOptions o;
+  o.n = 8192;
+  const auto r = run_matmul_probe(o);
+  ASSERT_TRUE(r) << r.error().message;
+  expect_sane_report(*r, o);
+  EXPECT_EQ(r->checked_elements, 16 * 16);
+}
+
 TEST(MatmulProbeOnDevice, SizesThatAreNotMultiplesOfEight) {
   if (const auto reason = no_device_reason()) GTEST_SKIP() << *reason;
   for (std::int64_t n : {std::int64_t{1}, std::int64_t{33}, std::int64_t{257}}) {
@@ -131,6 +144,42 @@ TEST(CudaRuntimeDetectorOnDevice, ListsDevicesWithFreeMemory) {
     EXPECT_LE(*d.free_mb, d.total_mb);
   }
 }
+
+// ---- cuBLASLt loaded at run time ------------------------------------------
+
+TEST(CublasLtLoader, LoadsTheToolkitsLibraryByDefault) {
+  ScopedEnv unset(kCublasLtEnv, std::nullopt);
+  const auto candidates = cublaslt_candidates();
+  ASSERT_FALSE(candidates.empty());
+  EXPECT_EQ(candidates.front(), "libcublasLt.so." + std::to_string(CUBLAS_VER_MAJOR));
+  const auto api = load_cublaslt(candidates);
+  ASSERT_TRUE(api) << api.error().message;
+  EXPECT_NE(api->Matmul, nullptr);
+  EXPECT_STREQ(api->GetStatusName(CUBLAS_STATUS_SUCCESS), "CUBLAS_STATUS_SUCCESS");
+}
+
+TEST(CublasLtLoader, AMissingLibraryIsNoUsableCudaNamingWhatWasTried) {
+  TempDir dir;
+  const std::string missing = dir.file("libcublasLt.so.13");
+  const auto api = load_cublaslt({missing});
+  ASSERT_FALSE(api);
+  EXPECT_EQ(api.error().kind, ErrorKind::NoDevice);
+  EXPECT_EQ(static_cast<int>(exit_code_for(api.error().kind)), 3);
+  EXPECT_EQ(api.error().message.rfind(kNoUsableCudaPrefix, 0), 0u) << api.error().message;
+  EXPECT_NE(api.error().message.find(missing), std::string::npos) << api.error().message;
+}
+
+TEST(CublasLtLoader, ALibraryWithoutTheEntryPointsIsRefused) {
+  const auto api = load_cublaslt({"libm.so.6"});
+  ASSERT_FALSE(api);
+  EXPECT_NE(api.error().message.find("libm.so.6 has no symbol cublasLtCreate"), std::string::npos)
+      << api.error().message;
+}
+
+TEST(CublasLtLoader, TheEnvironmentNamesTheOnlyCandidate) {
+  ScopedEnv env(kCublasLtEnv, "/opt/elsewhere/libcublasLt.so.13");
+  EXPECT_EQ(cublaslt_candidates(), std::vector<std::string>{"/opt/elsewhere/libcublasLt.so.13"});
+}
 #endif
 
 TEST(CudaRuntimeDetector, AnswersWithoutCrashingEverywhere) {
@@ -146,9 +195,9 @@ TEST(CudaRuntimeDetector, AnswersWithoutCrashingEverywhere) {
 
 // ---- the vramsim-probe binary --------------------------------------------
 
-#ifdef VRAMSIM_PROBE_BINARY
+#ifdef VRAMSIM_PROBE_RELATIVE
 
-std::string probe(const std::string& args) { return shell_quote(VRAMSIM_PROBE_BINARY) + " " + args; }
+std::string probe(const std::string& args) { return shell_quote(test_support::probe_binary()) + " " + args; }
 
 TEST(ProbeBinary, NoDeviceExitsThreeWithOneLine) {
   if (!no_device_reason()) GTEST_SKIP() << "a CUDA device is visible";
@@ -157,7 +206,7 @@ TEST(ProbeBinary, NoDeviceExitsThreeWithOneLine) {
     EXPECT_EQ(r.status, 3) << args << ": " << r.output;
     const auto lines = lines_of(r.output);
     ASSERT_EQ(lines.size(), 1u) << r.output;
-    EXPECT_EQ(lines[0].rfind("no CUDA device visible: ", 0), 0u) << r.output;
+    EXPECT_TRUE(lines[0].rfind(kNoDevicePrefix, 0) == 0 || lines[0].rfind(kNoUsableCudaPrefix, 0) == 0) << r.output;
     if (!cuda_built_in()) {
       EXPECT_EQ(lines[0], "no CUDA device visible: vramsim was built without CUDA support");
     }
@@ -184,11 +233,49 @@ TEST(ProbeBinary, HelpExitsZeroAndListsTheOptions) {
 TEST(ProbeBinary, PeakForPrintsTheTableEntry) {
   auto r = run_command(probe("--peak-for 'NVIDIA H100 80GB HBM3'"));
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_EQ(r.output, "{\"name\":\"NVIDIA H100 80GB HBM3\",\"dense_fp16_tflops\":989.4}\n");
+  EXPECT_EQ(r.output,
+            "{\"name\":\"NVIDIA H100 80GB HBM3\",\"dense_fp16_tflops\":989.4,\"accumulate\":\"fp32\","
+            "\"fp16_accumulate_tflops\":989.4,\"source\":\"NVIDIA H100 Tensor Core GPU datasheet (SXM)\"}\n");
+  r = run_command(probe("--peak-for 'NVIDIA GeForce RTX 4090'"));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("\"dense_fp16_tflops\":165.2,\"accumulate\":\"fp32\",\"fp16_accumulate_tflops\":330.3,"),
+            std::string::npos)
+      << r.output;
   r = run_command(probe("--peak-for 'Mystery GPU'"));
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_EQ(r.output, "{\"name\":\"Mystery GPU\",\"dense_fp16_tflops\":null}\n");
+  EXPECT_EQ(r.output,
+            "{\"name\":\"Mystery GPU\",\"dense_fp16_tflops\":null,\"accumulate\":\"fp32\","
+            "\"fp16_accumulate_tflops\":null,\"source\":null}\n");
 }
+
+#if VRAMSIM_CUDA_ENABLED
+// Without cuBLASLt the probe still starts (it is not linked) and answers the
+// "no usable CUDA" status with one line; --detect and --peak-for need none.
+TEST(ProbeBinary, AMissingCublasLtExitsThreeWithOneLine) {
+  TempDir dir;
+  const std::string env = std::string(kCublasLtEnv) + "=" + shell_quote(dir.file("libcublasLt.so.13")) + " ";
+  auto r = run_command(env + probe("--n 64 --check-n 16"));
+  EXPECT_EQ(r.status, 3) << r.output;
+  const auto lines = lines_of(r.output);
+  ASSERT_EQ(lines.size(), 1u) << r.output;
+  EXPECT_EQ(lines[0].rfind("no usable CUDA: cuBLASLt cannot be loaded", 0), 0u) << r.output;
+  EXPECT_NE(lines[0].find(dir.file("libcublasLt.so.13")), std::string::npos) << r.output;
+  r = run_command(env + probe("--peak-for 'Tesla T4'"));
+  EXPECT_EQ(r.status, 0) << r.output;
+  r = run_command(env + probe("--detect"));
+  EXPECT_NE(r.status, 127) << r.output;  // the loader's "cannot start" status
+  EXPECT_TRUE(r.status == 0 || r.status == 3) << r.output;
+}
+
+// The probe binary must not need libcublasLt to start: it has no such
+// dependency for the loader to resolve.
+TEST(ProbeBinary, DoesNotLinkCublasLt) {
+  const auto r = run_command("LD_TRACE_LOADED_OBJECTS=1 " + shell_quote(test_support::probe_binary()));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.find("libcublas"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("libcudart"), std::string::npos) << r.output;
+}
+#endif
 
 TEST(ProbeBinary, JsonOutWritesTheSameJson) {
   TempDir dir;
@@ -265,7 +352,7 @@ TEST(ProbeBinary, DetectFailuresMapToStatuses) {
   EXPECT_EQ(r.output, "no CUDA device visible: nvidia-smi not found on PATH\n");
 }
 
-#endif  // VRAMSIM_PROBE_BINARY
+#endif  // VRAMSIM_PROBE_RELATIVE
 
 }  // namespace
 }  // namespace vramsim::gpu

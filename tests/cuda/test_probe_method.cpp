@@ -12,6 +12,8 @@
 #include "backends/cuda/fp16.hpp"
 #include "backends/cuda/probe_method.hpp"
 #include "backends/cuda/reference_gemm.hpp"
+#include "backends/cuda/sm_clock.hpp"
+#include "tests/cuda/test_support.hpp"
 
 namespace vramsim::gpu {
 namespace {
@@ -110,23 +112,57 @@ TEST(SmClock, ParsesNvidiaSmiOutput) {
   EXPECT_FALSE(parse_sm_clock_mhz("99999999999999"));
 }
 
+// Answers only the expected query for the expected device.
+constexpr const char* kFakeSmi =
+    "#!/bin/sh\n"
+    "[ \"$1\" = --query-gpu=clocks.sm ] && [ \"$3\" = --id=00000000:1B:00.0 ] && echo 1755 && exit 0\n"
+    "exit 6\n";
+
 TEST(SmClock, QueriesAFakeNvidiaSmi) {
-  const auto dir = std::filesystem::temp_directory_path() / "vramsim-fake-smi";
-  std::filesystem::create_directories(dir);
-  const auto smi = (dir / "nvidia-smi").string();
-  {
-    std::ofstream out(smi);
-    // Answers only the expected query for the expected device.
-    out << "#!/bin/sh\n"
-           "[ \"$1\" = --query-gpu=clocks.sm ] && [ \"$3\" = --id=00000000:1B:00.0 ] && echo 1755 && exit 0\n"
-           "exit 6\n";
-  }
-  std::filesystem::permissions(smi, std::filesystem::perms::owner_all);
+  test_support::TempDir dir;
+  const auto smi = dir.file("nvidia-smi");
+  test_support::write_file(smi, kFakeSmi, 0755);
   EXPECT_EQ(query_sm_clock_mhz("00000000:1B:00.0", smi), 1755);
   EXPECT_FALSE(query_sm_clock_mhz("00000000:3B:00.0", smi));   // nvidia-smi fails
   EXPECT_FALSE(query_sm_clock_mhz("0000;rm -rf x", smi));      // refused before the shell
-  EXPECT_FALSE(query_sm_clock_mhz("00000000:1B:00.0", (dir / "absent").string()));
-  std::filesystem::remove_all(dir);
+  EXPECT_FALSE(query_sm_clock_mhz("00000000:1B:00.0", dir.file("absent")));
+}
+
+TEST(SmClockReader, FallsBackToNvidiaSmiWhenNvmlCannotBeLoaded) {
+  test_support::TempDir dir;
+  const auto smi = dir.file("nvidia-smi");
+  test_support::write_file(smi, kFakeSmi, 0755);
+  test_support::ScopedEnv nvml(kNvmlEnv, dir.file("libnvidia-ml.so.1"));  // no such file
+  SmClockReader reader("00000000:1B:00.0", smi);
+  EXPECT_EQ(reader.source(), "nvidia-smi");
+  EXPECT_NE(reader.nvml_error().find("libnvidia-ml.so.1"), std::string::npos) << reader.nvml_error();
+  EXPECT_EQ(reader.read(), 1755);
+}
+
+TEST(SmClockReader, ALibraryWithoutNvmlIsNotUsed) {
+  test_support::ScopedEnv nvml(kNvmlEnv, "libm.so.6");  // loads, has no NVML entry points
+  SmClockReader reader("00000000:1B:00.0", "/nonexistent/nvidia-smi");
+  EXPECT_EQ(reader.source(), "nvidia-smi");
+  EXPECT_NE(reader.nvml_error().find("lacks an NVML entry point"), std::string::npos) << reader.nvml_error();
+  EXPECT_FALSE(reader.read());
+}
+
+TEST(SmClockReader, AReadingCountsOnlyInsideTheTimedWork) {
+  EXPECT_TRUE(clock_reading_inside(true, false));
+  EXPECT_FALSE(clock_reading_inside(false, false));  // read before the sample began
+  EXPECT_FALSE(clock_reading_inside(true, true));    // returned after it ended
+  EXPECT_FALSE(clock_reading_inside(false, true));
+}
+
+TEST(DeviceMemory, TheTimedRunNeedsThreeMatricesAndTheWorkspace) {
+  EXPECT_EQ(timed_run_bytes(8192, 0), std::size_t{3} * 8192 * 8192 * 2);  // 384 MiB
+  EXPECT_EQ(timed_run_bytes(8192, 1 << 20), std::size_t{3} * 8192 * 8192 * 2 + (1 << 20));
+  EXPECT_FALSE(check_fits(8192, 0, std::size_t{384} << 20));
+  const auto err = check_fits(16384, std::size_t{32} << 20, std::size_t{1000} << 20);
+  ASSERT_TRUE(err);
+  EXPECT_EQ(err->kind, ErrorKind::OutOfMemory);
+  EXPECT_EQ(static_cast<int>(exit_code_for(err->kind)), 6);
+  EXPECT_EQ(err->message, "out of device memory: n=16384 needs 1568 MiB, 1000 MiB free");
 }
 
 }  // namespace

@@ -100,6 +100,31 @@ inline CommandResult run_command(const std::string& command) {
   return result;
 }
 
+// The folder of the running test binary (/proc/self/exe), so paths into
+// the build and source trees are found from it, never compiled in whole: a
+// tree copied elsewhere (a device machine) still finds its files.
+inline std::string test_binary_dir() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : exe.parent_path().string();
+}
+
+// $name when set, else `relative` resolved from the test binary's folder.
+inline std::string located(const char* env, const std::string& relative) {
+  if (const char* v = std::getenv(env); v != nullptr && *v != '\0') return v;
+  return (std::filesystem::path(test_binary_dir()) / relative).lexically_normal().string();
+}
+
+#ifdef VRAMSIM_PROBE_RELATIVE
+// The vramsim-probe built beside this test binary; $VRAMSIM_PROBE overrides.
+inline std::string probe_binary() { return located("VRAMSIM_PROBE", VRAMSIM_PROBE_RELATIVE); }
+#endif
+
+#ifdef VRAMSIM_SOURCE_RELATIVE
+// The repository root; $VRAMSIM_SOURCE_DIR overrides.
+inline std::string source_root() { return located("VRAMSIM_SOURCE_DIR", VRAMSIM_SOURCE_RELATIVE); }
+#endif
+
 inline std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
   std::size_t start = 0;

@@ -60,6 +60,37 @@ TEST(GpuModels, PartitionCatalogueTakesItsFiguresFromTheTable) {
   }
 }
 
+// One table: a model's planning figure is its device's peak row, the
+// fp32-accumulate figure where the row has one (and says so), with its source.
+TEST(GpuModels, FiguresComeFromThePeakRowsWithTheirModeAndSource) {
+  for (const auto& m : gpu_model_table()) {
+    EXPECT_FALSE(m.source.empty()) << m.name;
+    if (m.assumed) continue;
+    const GpuPeak* row = find_gpu_peak(m.device_name);
+    ASSERT_NE(row, nullptr) << m.name;
+    ASSERT_TRUE(row->tflops(m.accumulate)) << m.name;
+    EXPECT_DOUBLE_EQ(m.fp16_tflops, *row->tflops(m.accumulate)) << m.name;
+    EXPECT_EQ(m.source, row->source) << m.name;
+    EXPECT_EQ(m.accumulate == Accumulate::Fp16, !row->tflops(Accumulate::Fp32).has_value()) << m.name;
+  }
+  const GpuModel* rtx = find_gpu_model("RTX3090");
+  EXPECT_DOUBLE_EQ(rtx->fp16_tflops, 71.0);  // fp32 accumulate; 142 with fp16 accumulate
+  EXPECT_EQ(rtx->accumulate, Accumulate::Fp32);
+  EXPECT_EQ(find_gpu_model("P100")->accumulate, Accumulate::Fp16);  // no tensor cores
+  EXPECT_EQ(accumulate_name(Accumulate::Fp16), "fp16");
+  EXPECT_TRUE(find_gpu_model("G2")->source.rfind("assumed", 0) == 0) << find_gpu_model("G2")->source;
+  EXPECT_TRUE(find_gpu_model("A10G")->source.rfind("assumed", 0) == 0) << find_gpu_model("A10G")->source;
+}
+
+TEST(GpuModels, PeakRowsMatchWholeTokensAndSkipMigSlices) {
+  ASSERT_NE(find_gpu_peak("NVIDIA A10G"), nullptr);
+  EXPECT_EQ(find_gpu_peak("NVIDIA A10G")->tokens, "A10G");
+  EXPECT_EQ(find_gpu_peak("NVIDIA A100-SXM4-80GB")->tokens, "A100");
+  EXPECT_EQ(find_gpu_peak("NVIDIA H100 PCIe")->tokens, "H100 PCIe");
+  EXPECT_EQ(find_gpu_peak("NVIDIA H100 80GB HBM3 MIG 1g.10gb"), nullptr);
+  EXPECT_EQ(find_gpu_peak("NVIDIA RTX A4000"), nullptr);
+}
+
 TEST(GpuModels, OverridesReplaceOrAddFigures) {
   GpuModelSet s;
   ASSERT_NE(s.find("G2"), nullptr);
@@ -68,6 +99,7 @@ TEST(GpuModels, OverridesReplaceOrAddFigures) {
   EXPECT_EQ(s.find("G2")->vram_mb, 32768);
   EXPECT_DOUBLE_EQ(s.find("G2")->fp16_tflops, 130.0);
   EXPECT_FALSE(s.find("G2")->assumed);
+  EXPECT_EQ(s.find("G2")->source, "scenario");
   EXPECT_EQ(find_gpu_model("G2")->vram_mb, 16384);  // the built-in table is untouched
   EXPECT_EQ(s.find("X9"), nullptr);
   s.set("X9", 1000, 1.5);
