@@ -155,7 +155,7 @@ void Builder::runs(const std::vector<TracedRun>& runs) {
        "set title \"Time from deploy to RUNNING, by policy (share of all apps deployed)\"\n"
        "set xlabel " + gp_quote(u.name + " since the app's first deploy request") +
            "\nset ylabel \"share of apps RUNNING\"\nset xrange [0:*]\nset yrange [0:1.05]\n"
-           "set key below\nset grid\n" + body + "\n");
+           "set key tmargin center horizontal\nset grid\n" + body + "\n");
   md << "\nApps that never reached RUNNING count in the share, so a curve that ends below 1 shows them.\n\n"
         "![time to RUNNING](time-to-running.png)\n\n";
 }
@@ -215,7 +215,7 @@ void Builder::timelines(const std::vector<std::pair<std::string, std::vector<Nod
                         "\nset xlabel " +
                         gp_quote(u.name + " since the first sample (t = " + fixed(t0, 0) + " s of the run)") +
                         "\nset ylabel \"VRAM_MB booked\"\nset xrange [0:*]\n" + yrange_line(y_range(0, top)) +
-                        "set key below\nset grid\n" + body + "\n");
+                        "set key tmargin center horizontal\nset grid\n" + body + "\n");
     md << ", " << tracked << " advertising VRAM_MB";
     if (tracked > drawn.size()) md << "; the " << drawn.size() << " with the highest peak are drawn";
     md << ".";
@@ -272,22 +272,22 @@ void Builder::sweep_by_param(const SweepTable& t, const std::string& name, const
     }
     md << " |\n";
   }
+  // How much the parameter moves the metric: the largest change within one
+  // series (the other parameters held), so a difference between series is
+  // not read as the parameter's effect.
+  std::optional<double> change;  // share of the series' largest mean
   double lo = 0, hi = 0;
-  bool any = false;
-  std::size_t npoints = 0;
-  for (const auto& c : series)
-    for (const auto& [v, mean] : c.points) {
-      lo = any ? std::min(lo, mean) : mean;
-      hi = any ? std::max(hi, mean) : mean;
-      any = true;
-      ++npoints;
-    }
+  for (const auto& c : series) {
+    if (c.points.size() < 2) continue;
+    double a = c.points[0].second, b = a;
+    for (const auto& pt : c.points) a = std::min(a, pt.second), b = std::max(b, pt.second);
+    if (b <= 0 || a < 0) continue;
+    if (!change || (b - a) / b > *change) change = (b - a) / b, lo = a, hi = b;
+  }
   md << "\n";
-  if (npoints > 1 && hi > 0 && lo >= 0)
-    md << "The means range from " << figure(lo) << " to " << figure(hi) << " (" << fixed((hi - lo) / hi * 100, 1)
-       << " % of the largest) over `" << param << "`.";
-  else if (npoints > 1)
-    md << "The means range from " << figure(lo) << " to " << figure(hi) << " over `" << param << "`.";
+  if (change)
+    md << "Over `" << param << "` the mean changes by at most " << fixed(*change * 100, 1) << " % of its largest value"
+       << (series.size() > 1 ? " within a series" : "") << " (from " << figure(lo) << " to " << figure(hi) << ").";
   std::vector<std::string> empty_values;
   for (const auto& v : values) {
     bool has = false;
@@ -341,7 +341,7 @@ void Builder::sweep_by_param(const SweepTable& t, const std::string& name, const
   }
   plot(plot_name, "set title " + gp_quote(metric + " by " + param + ": mean over seeds, bars from p5 to p95") +
                       "\nset xlabel " + gp_quote(param) + "\nset ylabel " + gp_quote(metric) + "\n" + axes +
-                      yrange_line(range) + "set grid\nset key below\n" + body + "\n");
+                      yrange_line(range) + "set grid\nset key tmargin center horizontal\n" + body + "\n");
   md << "![" << metric << " by " << param << "](" << plot_name << ".png)\n\n";
 }
 
@@ -352,24 +352,29 @@ void Builder::sweep_seeds_only(const SweepTable& t, const std::string& name, con
   const Spread s = spread_of(v);
   const std::string plot_name = "sweep-" + stem_of(name) + "-" + stem_of(metric) + "-cdf";
   const std::string dat = plot_name + ".dat";
-  std::string rows = "# " + metric + " share_of_runs\n";
+  std::string rows = "# " + metric + " share_of_runs\n" + fixed(s.min, 6) + " 0.0000\n";
   for (const auto& [x, y] : ecdf(v, v.size())) rows += fixed(x, 6) + " " + fixed(y, 4) + "\n";
   file(dat, rows);
   std::string body = "plot " + gp_quote(dat) + " using 1:2 with steps lw 2 " + series_style(0) + " title " +
                      gp_quote(metric + " (" + std::to_string(s.n) + " runs)");
-  double right = s.max;
+  // The x axis spans the runs' values (and the SLO): a distribution is
+  // read by its shape, which an axis from 0 would squash.
+  double left = s.min, right = s.max;
   std::string marks;
   if (const auto o = slo(metric)) {
+    left = std::min(left, *o);
     right = std::max(right, *o);
     marks = "set arrow from " + fixed(*o, 6) + ", graph 0 to " + fixed(*o, 6) +
             ", graph 1 nohead dt 3 lw 2.5 lc rgb \"black\"\nset label " + gp_quote("SLO " + figure(*o)) + " at " +
             fixed(*o, 6) + ", graph 1.03 center\n";
   }
-  const auto xr = y_range(std::min(0.0, s.min), right);
-  plot(plot_name, "set title " + gp_quote(metric + ": distribution over " + std::to_string(s.n) + " seeds") +
+  const double pad = right > left ? (right - left) * 0.05 : std::max(1.0, std::fabs(left) * 0.05);
+  const std::pair<double, double> xr{left - pad, right + pad};
+  plot(plot_name, "set title " + gp_quote(metric + ": distribution over " + std::to_string(s.n) +
+                                          " seeds (x axis: the runs' range)") +
                       "\nset xlabel " + gp_quote(metric) + "\nset ylabel \"share of runs at or below\"\nset xrange [" +
                       fixed(xr.first, 6) + ":" + fixed(xr.second, 6) + "]\nset yrange [0:1.05]\nset grid\n" +
-                      "set key below\n" + marks + body + "\n");
+                      "set key tmargin center horizontal\n" + marks + body + "\n");
   md << "![" << metric << " over seeds](" << plot_name << ".png)\n\n";
 }
 

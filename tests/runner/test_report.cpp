@@ -355,7 +355,7 @@ TEST(ReportPlots, TimeToRunningLegendOutsideAndTimeInAFittingUnit) {
   in.runs = {a, b};
   const ReportFiles r = build_report(in, {});
   const std::string& gp = file_of(r, "time-to-running.gp");
-  EXPECT_NE(gp.find("set key below"), std::string::npos);
+  EXPECT_NE(gp.find("set key tmargin"), std::string::npos);
   EXPECT_NE(gp.find("set xlabel \"min since"), std::string::npos) << gp;
   EXPECT_EQ(series_of(gp).size(), 2u);
   const auto x = first_column(file_of(r, "time-to-running-fixed.dat"));
@@ -395,7 +395,9 @@ TEST(ReportPlots, CategoriesArePointsWithBarsNotLines) {
       << md;
   EXPECT_NE(md.find("Empty in every row, so not drawn, for policies = legacy."), std::string::npos) << md;
   EXPECT_NE(md.find("| legacy | empty |"), std::string::npos) << md;
-  EXPECT_NE(md.find("(2.0 % of the largest)"), std::string::npos) << "10900 to 11125: " << md;
+  EXPECT_NE(md.find("Over `policies` the mean changes by at most 2.0 % of its largest value (from 10900.0 to 11125.0)."),
+            std::string::npos)
+      << md;
 }
 
 TEST(ReportPlots, NumericParametersOnANumericAxisWithAnSloLine) {
@@ -420,6 +422,10 @@ TEST(ReportPlots, NumericParametersOnANumericAxisWithAnSloLine) {
             (std::vector<double>{2, 4, 16}))
       << "x is the value itself, in numeric order";
   EXPECT_GT(yrange_of(gp).second, 12);
+  EXPECT_NE(r.markdown.find("Over `cluster.max_workers` the mean changes by at most 75.0 % of its largest value "
+                            "within a series (from 2 to 8)."),
+            std::string::npos)
+      << "legacy 2 to 8 moves most: " << r.markdown;
   // The policies plot shares the metric's y range.
   EXPECT_EQ(yrange_of(file_of(r, "sweep-by-workers-policies-apps_running.gp")), yrange_of(gp));
 }
@@ -442,7 +448,8 @@ TEST(ReportPlots, SeedsAloneGiveMeanIntervalAndDistribution) {
   const std::string& gp = file_of(r, "sweep-seeds-ttr_p95_s-cdf.gp");
   EXPECT_NE(gp.find("with steps"), std::string::npos);
   EXPECT_NE(gp.find("set arrow from 250.000000, graph 0 to 250.000000, graph 1"), std::string::npos) << gp;
-  EXPECT_EQ(first_column(file_of(r, "sweep-seeds-ttr_p95_s-cdf.dat")).size(), 20u);
+  EXPECT_EQ(first_column(file_of(r, "sweep-seeds-ttr_p95_s-cdf.dat")).size(), 21u) << "a start at 0 and 20 runs";
+  EXPECT_NE(gp.find("set xrange [100.500000:309.500000]"), std::string::npos) << "110 to 300, 5 % on each side: " << gp;
 }
 
 TEST(ReportPlots, AMetricNoSweepHasIsAnError) {
