@@ -336,7 +336,11 @@ void Builder::sweep_by_param(const SweepTable& t, const std::string& name, const
     axes = "set xrange [" + fixed(a - pad, 6) + ":" + fixed(b + pad, 6) + "]\n";
   } else {
     axes = "set xrange [-0.5:" + fixed(static_cast<double>(values.size()) - 0.5, 1) + "]\nset xtics (";
-    for (std::size_t i = 0; i < values.size(); ++i) axes += (i ? ", " : "") + gp_quote(values[i]) + " " + std::to_string(i);
+    // A category with no number in any row says so on the axis.
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const bool empty = std::find(empty_values.begin(), empty_values.end(), values[i]) != empty_values.end();
+      axes += (i ? ", " : "") + gp_quote(values[i] + (empty ? " (empty: not measured)" : "")) + " " + std::to_string(i);
+    }
     axes += ")\n";
   }
   plot(plot_name, "set title " + gp_quote(metric + " by " + param + ": mean over seeds, bars from p5 to p95") +

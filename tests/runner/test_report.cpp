@@ -395,6 +395,10 @@ TEST(ReportPlots, CategoriesArePointsWithBarsNotLines) {
       << md;
   EXPECT_NE(md.find("Empty in every row, so not drawn, for policies = legacy."), std::string::npos) << md;
   EXPECT_NE(md.find("| legacy | empty |"), std::string::npos) << md;
+  EXPECT_NE(file_of(r, "sweep-by-policy-policies-ttr_p50_s.gp")
+                .find("set xtics (\"legacy (empty: not measured)\" 0, \"fixed\" 1)"),
+            std::string::npos)
+      << "the axis says which category has no value";
   EXPECT_NE(md.find("Over `policies` the mean changes by at most 2.0 % of its largest value (from 10900.0 to 11125.0)."),
             std::string::npos)
       << md;
