@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <iomanip>
+#include <istream>
 #include <set>
 #include <sstream>
 
@@ -11,15 +14,9 @@
 namespace vramsim {
 namespace {
 
-std::vector<std::string> split_csv_line(const std::string& line) {
-  // The CSVs read here quote nothing; a quoted field is kept as written.
-  std::vector<std::string> out;
-  std::string cell;
-  std::stringstream ss(line);
-  while (std::getline(ss, cell, ',')) out.push_back(cell);
-  if (!line.empty() && line.back() == ',') out.emplace_back();
-  return out;
-}
+constexpr std::size_t kMaxNodeLines = 12;  // more lines than this read as noise
+constexpr std::size_t kMaxSweepCurves = 8;
+constexpr std::size_t kDefaultMetrics = 4;
 
 std::optional<double> number(const std::string& s) {
   if (s.empty()) return std::nullopt;
@@ -39,7 +36,484 @@ std::ifstream open_input(const std::string& path) {
   return in;
 }
 
+std::string fixed(double v, int digits = 1) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+// A figure for a table: three significant digits at least, no trailing
+// zeros beyond them.
+std::string figure(double v) {
+  std::ostringstream s;
+  if (v != 0 && std::fabs(v) < 100) s << std::setprecision(3) << v;
+  else s << std::fixed << std::setprecision(1) << v;
+  return s.str();
+}
+
+// A string inside a double-quoted gnuplot string.
+std::string gp_quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// A file-name-safe stem.
+std::string stem_of(const std::string& s) {
+  std::string out;
+  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '-';
+  return out;
+}
+
+// The same plot as PNG and SVG: `body` is everything after the terminal.
+std::string plot_script(const std::string& name, const std::string& body) {
+  std::string gp;
+  gp += "set terminal pngcairo size 1000,600 noenhanced\nset output " + gp_quote(name + ".png") + "\n" + body;
+  gp += "set terminal svg size 1000,600 noenhanced\nset output " + gp_quote(name + ".svg") + "\nreplot\n";
+  return gp;
+}
+
+std::string yrange_line(std::pair<double, double> r) {
+  return "set yrange [" + fixed(r.first, 3) + ":" + fixed(r.second, 3) + "]\n";
+}
+
+// Student's t at 97.5 % for `df` degrees of freedom (1.96 beyond 30).
+double t975(std::size_t df) {
+  static const double t[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                             2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                             2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  return df == 0 ? 0 : df <= 30 ? t[df - 1] : 1.96;
+}
+
+std::string spread_cell(const Spread& s) {
+  return figure(s.mean) + " [" + figure(s.p5) + ", " + figure(s.p95) + "]";
+}
+
+struct Builder {
+  const ReportOptions& opt;
+  ReportFiles out;
+  std::ostringstream md;
+
+  void file(const std::string& name, const std::string& text) { out.files.emplace_back(name, text); }
+  void plot(const std::string& name, const std::string& body) {
+    file(name + ".gp", plot_script(name, body));
+    out.scripts.push_back(name);
+  }
+  std::optional<double> slo(const std::string& metric) const {
+    auto it = opt.slo.find(metric);
+    return it == opt.slo.end() ? std::nullopt : std::optional<double>(it->second);
+  }
+
+  void runs(const std::vector<TracedRun>& runs);
+  void timelines(const std::vector<std::pair<std::string, std::vector<NodeSeries>>>& timelines);
+  void sweep(const SweepTable& t);
+  void sweep_by_param(const SweepTable& t, const std::string& name, const std::string& param, const std::string& metric,
+                      std::pair<double, double> range);
+  void sweep_seeds_only(const SweepTable& t, const std::string& name, const std::string& metric);
+};
+
+void Builder::runs(const std::vector<TracedRun>& runs) {
+  md << "## Runs\n\n| trace | scenario | policies | seed | apps | RUNNING | p50 s | p95 s | max s |\n"
+        "|---|---|---|---|---|---|---|---|---|\n";
+  std::map<std::string, std::pair<std::vector<double>, std::size_t>> by_policy;  // times, apps
+  for (const auto& r : runs) {
+    std::vector<double> t;
+    for (const auto& a : r.apps)
+      if (a.to_running_s) t.push_back(*a.to_running_s);
+    auto& p = by_policy[r.policies];
+    p.first.insert(p.first.end(), t.begin(), t.end());
+    p.second += r.apps.size();
+    md << "| " << r.file << " | " << r.scenario << " | " << r.policies << " | " << r.seed << " | " << r.apps.size()
+       << " | " << t.size() << " | " << (t.empty() ? "-" : fixed(percentile(t, 50))) << " | "
+       << (t.empty() ? "-" : fixed(percentile(t, 95))) << " | " << (t.empty() ? "-" : fixed(percentile(t, 100)))
+       << " |\n";
+  }
+  double right_s = 1;  // every curve runs to the slowest app of any policy
+  for (const auto& [label, tp] : by_policy)
+    for (double x : tp.first) right_s = std::max(right_s, x * 1.05);
+  const TimeUnit u = time_unit(right_s);
+  std::string body;
+  std::size_t k = 0;
+  for (const auto& [label, tp] : by_policy) {
+    const std::string dat = "time-to-running-" + stem_of(label) + ".dat";
+    std::string rows = "# " + u.name + "_since_deploy share_of_apps\n0 0\n";
+    double last = 0;
+    for (const auto& [x, y] : ecdf(tp.first, tp.second)) {
+      rows += fixed(x / u.seconds, 4) + " " + fixed(y, 4) + "\n";
+      last = y;
+    }
+    rows += fixed(right_s / u.seconds, 4) + " " + fixed(last, 4) + "\n";
+    file(dat, rows);
+    body += std::string(k ? ", " : "plot ") + gp_quote(dat) + " using 1:2 with steps lw 2 " + series_style(k) +
+            " title " + gp_quote(label + " (" + std::to_string(tp.first.size()) + "/" + std::to_string(tp.second) + ")");
+    ++k;
+  }
+  plot("time-to-running",
+       "set title \"Time from deploy to RUNNING, by policy (share of all apps deployed)\"\n"
+       "set xlabel " + gp_quote(u.name + " since the app's first deploy request") +
+           "\nset ylabel \"share of apps RUNNING\"\nset xrange [0:*]\nset yrange [0:1.05]\n"
+           "set key tmargin center horizontal\nset grid\n" + body + "\n");
+  md << "\nApps that never reached RUNNING count in the share, so a curve that ends below 1 shows them.\n\n"
+        "![time to RUNNING](time-to-running.png)\n\n";
+}
+
+void Builder::timelines(const std::vector<std::pair<std::string, std::vector<NodeSeries>>>& timelines) {
+  // One y range for every timeline, so the policies' pictures compare.
+  double top = 0;
+  for (const auto& [name, series] : timelines)
+    for (const auto& s : series)
+      if (s.tracked()) top = std::max({top, s.offered, s.peak});
+  for (const auto& [name, series] : timelines) {
+    md << "## VRAM booked per node: " << name << "\n\n" << series.size() << " node(s)";
+    std::vector<const NodeSeries*> drawn;
+    std::vector<std::string> untracked;
+    for (const auto& s : series) {
+      if (s.tracked()) drawn.push_back(&s);
+      else untracked.push_back(s.node);
+    }
+    if (drawn.empty()) {
+      md << ". VRAM_MB not advertised by any node: booking not tracked, so no plot is drawn (a booking of 0 here "
+            "means \"unknown\", never \"free\").\n\n";
+      continue;
+    }
+    std::stable_sort(drawn.begin(), drawn.end(),
+                     [](const NodeSeries* a, const NodeSeries* b) { return a->peak > b->peak; });
+    const std::size_t tracked = drawn.size();
+    if (drawn.size() > kMaxNodeLines) drawn.resize(kMaxNodeLines);
+    double t0 = 0, t1 = 0;
+    bool first = true;
+    for (const auto& s : series)
+      for (const auto& [t, v] : s.points) {
+        t0 = first ? t : std::min(t0, t);
+        t1 = first ? t : std::max(t1, t);
+        first = false;
+      }
+    const TimeUnit u = time_unit(t1 - t0);
+    const std::string plot_name = "vram-" + stem_of(name);
+    std::string body;
+    std::size_t k = 0;
+    for (const NodeSeries* s : drawn) {
+      const std::string dat = plot_name + "-" + stem_of(s->node) + ".dat";
+      std::string rows = "# " + u.name + "_since_start used_vram_mb time_s (start " + fixed(t0, 3) + " s)\n";
+      for (const auto& [t, v] : s->points)
+        rows += fixed((t - t0) / u.seconds, 4) + " " + fixed(v, 0) + " " + fixed(t, 3) + "\n";
+      file(dat, rows);
+      body += std::string(k ? ", " : "plot ") + gp_quote(dat) + " using 1:2 with steps lw 2 " + series_style(k) +
+              " title " + gp_quote(s->node);
+      ++k;
+    }
+    // What the nodes offer: one dashed line per distinct total.
+    std::map<double, std::size_t> offers;
+    for (const NodeSeries* s : drawn) ++offers[s->offered];
+    for (const auto& [mb, count] : offers)
+      body += ", " + fixed(mb, 0) + " with lines dt 2 lw 1.5 lc rgb \"#404040\" title " +
+              gp_quote("offered " + fixed(mb, 0) + " MB (" + std::to_string(count) + (count == 1 ? " node)" : " nodes)"));
+    plot(plot_name, "set title " + gp_quote("VRAM booked per node (" + name + "); dashed: VRAM_MB offered") +
+                        "\nset xlabel " +
+                        gp_quote(u.name + " since the first sample (t = " + fixed(t0, 0) + " s of the run)") +
+                        "\nset ylabel \"VRAM_MB booked\"\nset xrange [0:*]\n" + yrange_line(y_range(0, top)) +
+                        "set key tmargin center horizontal\nset grid\n" + body + "\n");
+    md << ", " << tracked << " advertising VRAM_MB";
+    if (tracked > drawn.size()) md << "; the " << drawn.size() << " with the highest peak are drawn";
+    md << ".";
+    if (!untracked.empty()) {
+      md << " VRAM_MB not advertised (booking not tracked, not drawn): ";
+      for (std::size_t i = 0; i < untracked.size(); ++i) md << (i ? ", " : "") << untracked[i];
+      md << ".";
+    }
+    md << "\n\n![VRAM booked per node](" << plot_name << ".png)\n\n";
+  }
+}
+
+// The rows' values of `param`: numbers sorted, else in first-seen order.
+std::vector<std::string> param_values(const SweepTable& t, const std::string& param, bool numeric) {
+  std::vector<std::string> values;
+  for (const auto& r : t.rows)
+    if (std::find(values.begin(), values.end(), r.at(param)) == values.end()) values.push_back(r.at(param));
+  if (numeric)
+    std::stable_sort(values.begin(), values.end(),
+                     [](const std::string& a, const std::string& b) { return *number(a) < *number(b); });
+  return values;
+}
+
+void Builder::sweep_by_param(const SweepTable& t, const std::string& name, const std::string& param,
+                             const std::string& metric, std::pair<double, double> range) {
+  const bool numeric = all_numbers(param_values(t, param, false));
+  const auto values = param_values(t, param, numeric);
+  if (values.size() < 2) {
+    md << "`" << param << "` takes one value (" << values.front() << "): no plot by it.\n\n";
+    return;
+  }
+  auto series = sweep_curves(t, param, metric);
+  if (series.size() > kMaxSweepCurves) {
+    // More curves than this read as noise: one over all the runs instead.
+    SweepTable all = t;
+    all.params = {param};
+    series = sweep_curves(all, param, metric);
+    series[0].label = "all runs";
+  }
+  const std::string plot_name = "sweep-" + stem_of(name) + "-" + stem_of(param) + "-" + stem_of(metric);
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < values.size(); ++i) index[values[i]] = i;
+
+  md << "### " << metric << " by " << param << "\n\nmean [p5, p95] over seeds\n\n| " << param;
+  for (const auto& c : series) md << " | " << (c.label.empty() ? metric : c.label);
+  md << " |\n|---";
+  for (std::size_t i = 0; i < series.size(); ++i) md << "|---";
+  md << "|\n";
+  for (const auto& v : values) {
+    md << "| " << v;
+    for (const auto& c : series) {
+      auto it = std::find_if(c.points.begin(), c.points.end(), [&](const auto& pt) { return pt.first == v; });
+      md << " | " << (it == c.points.end() ? std::string("empty") : spread_cell(c.spread[static_cast<std::size_t>(it - c.points.begin())]));
+    }
+    md << " |\n";
+  }
+  // How much the parameter moves the metric: the largest change within one
+  // series (the other parameters held), so a difference between series is
+  // not read as the parameter's effect.
+  std::optional<double> change;  // share of the series' largest mean
+  double lo = 0, hi = 0;
+  for (const auto& c : series) {
+    if (c.points.size() < 2) continue;
+    double a = c.points[0].second, b = a;
+    for (const auto& pt : c.points) a = std::min(a, pt.second), b = std::max(b, pt.second);
+    if (b <= 0 || a < 0) continue;
+    if (!change || (b - a) / b > *change) change = (b - a) / b, lo = a, hi = b;
+  }
+  md << "\n";
+  if (change)
+    md << "Over `" << param << "` the mean changes by at most " << fixed(*change * 100, 1) << " % of its largest value"
+       << (series.size() > 1 ? " within a series" : "") << " (from " << figure(lo) << " to " << figure(hi) << ").";
+  std::vector<std::string> empty_values;
+  for (const auto& v : values) {
+    bool has = false;
+    for (const auto& c : series)
+      for (const auto& pt : c.points) has = has || pt.first == v;
+    if (!has) empty_values.push_back(v);
+  }
+  if (!empty_values.empty()) {
+    md << " Empty in every row, so not drawn, for " << param << " = ";
+    for (std::size_t i = 0; i < empty_values.size(); ++i) md << (i ? ", " : "") << empty_values[i];
+    md << ".";
+  }
+  md << "\n\n";
+
+  // Categories: each series shifted a little, so their bars do not overlap.
+  const double width = series.size() > 1 ? 0.3 / static_cast<double>(series.size() - 1) : 0;
+  std::string body;
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    const std::string dat = plot_name + "-" + std::to_string(k) + ".dat";
+    std::string rows = numeric ? "# " + param + " mean p5 p95 runs\n" : "# position mean p5 p95 runs value\n";
+    for (const auto& value : values) {  // numbers in numeric order
+      const auto& pts = series[k].points;
+      const auto at = std::find_if(pts.begin(), pts.end(), [&](const auto& pt) { return pt.first == value; });
+      if (at == pts.end()) continue;
+      const double mean = at->second;
+      const Spread& s = series[k].spread[static_cast<std::size_t>(at - pts.begin())];
+      const std::string x = numeric ? value
+                                    : fixed(static_cast<double>(index.at(value)) - 0.15 * (series.size() > 1) +
+                                                width * static_cast<double>(k), 3);
+      rows += x + " " + fixed(mean, 6) + " " + fixed(s.p5, 6) + " " + fixed(s.p95, 6) + " " + std::to_string(s.n) +
+              (numeric ? "" : " " + gp_quote(value)) + "\n";
+    }
+    file(dat, rows);
+    const std::string title = series[k].label.empty() ? metric : series[k].label;
+    body += std::string(k ? ", " : "plot ") + gp_quote(dat) +
+            (numeric ? " using 1:2:3:4 with yerrorlines lw 2 pt 7 " : " using 1:2:3:4 with yerrorbars lw 2 pt 7 ps 1.5 ") +
+            series_style(k) + " title " + gp_quote(title);
+  }
+  if (const auto s = slo(metric))
+    body += ", " + fixed(*s, 6) + " with lines dt 3 lw 2.5 lc rgb \"black\" title " +
+            gp_quote("SLO: " + metric + " = " + figure(*s));
+  std::string axes;
+  if (numeric) {
+    const double a = *number(values.front()), b = *number(values.back());
+    const double pad = (b - a) * 0.05;
+    axes = "set xrange [" + fixed(a - pad, 6) + ":" + fixed(b + pad, 6) + "]\n";
+  } else {
+    axes = "set xrange [-0.5:" + fixed(static_cast<double>(values.size()) - 0.5, 1) + "]\nset xtics (";
+    // A category with no number in any row says so on the axis.
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const bool empty = std::find(empty_values.begin(), empty_values.end(), values[i]) != empty_values.end();
+      axes += (i ? ", " : "") + gp_quote(values[i] + (empty ? " (empty: not measured)" : "")) + " " + std::to_string(i);
+    }
+    axes += ")\n";
+  }
+  plot(plot_name, "set title " + gp_quote(metric + " by " + param + ": mean over seeds, bars from p5 to p95") +
+                      "\nset xlabel " + gp_quote(param) + "\nset ylabel " + gp_quote(metric) + "\n" + axes +
+                      yrange_line(range) + "set grid\nset key tmargin center horizontal\n" + body + "\n");
+  md << "![" << metric << " by " << param << "](" << plot_name << ".png)\n\n";
+}
+
+void Builder::sweep_seeds_only(const SweepTable& t, const std::string& name, const std::string& metric) {
+  std::vector<double> v;
+  for (const auto& r : t.rows)
+    if (const auto x = number(r.at(metric))) v.push_back(*x);
+  const Spread s = spread_of(v);
+  const std::string plot_name = "sweep-" + stem_of(name) + "-" + stem_of(metric) + "-cdf";
+  const std::string dat = plot_name + ".dat";
+  std::string rows = "# " + metric + " share_of_runs\n" + fixed(s.min, 6) + " 0.0000\n";
+  for (const auto& [x, y] : ecdf(v, v.size())) rows += fixed(x, 6) + " " + fixed(y, 4) + "\n";
+  file(dat, rows);
+  std::string body = "plot " + gp_quote(dat) + " using 1:2 with steps lw 2 " + series_style(0) + " title " +
+                     gp_quote(metric + " (" + std::to_string(s.n) + " runs)");
+  // The x axis spans the runs' values (and the SLO): a distribution is
+  // read by its shape, which an axis from 0 would squash.
+  double left = s.min, right = s.max;
+  std::string marks;
+  if (const auto o = slo(metric)) {
+    left = std::min(left, *o);
+    right = std::max(right, *o);
+    marks = "set arrow from " + fixed(*o, 6) + ", graph 0 to " + fixed(*o, 6) +
+            ", graph 1 nohead dt 3 lw 2.5 lc rgb \"black\"\nset label " + gp_quote("SLO " + figure(*o)) + " at " +
+            fixed(*o, 6) + ", graph 1.03 center\n";
+  }
+  const double pad = right > left ? (right - left) * 0.05 : std::max(1.0, std::fabs(left) * 0.05);
+  const std::pair<double, double> xr{left - pad, right + pad};
+  plot(plot_name, "set title " + gp_quote(metric + ": distribution over " + std::to_string(s.n) +
+                                          " seeds (x axis: the runs' range)") +
+                      "\nset xlabel " + gp_quote(metric) + "\nset ylabel \"share of runs at or below\"\nset xrange [" +
+                      fixed(xr.first, 6) + ":" + fixed(xr.second, 6) + "]\nset yrange [0:1.05]\nset grid\n" +
+                      "set key tmargin center horizontal\n" + marks + body + "\n");
+  md << "![" << metric << " over seeds](" << plot_name << ".png)\n\n";
+}
+
+void Builder::sweep(const SweepTable& t) {
+  const std::string name = std::filesystem::path(t.file).stem().string();
+  for (const auto& m : opt.metrics)
+    if (std::find(t.metrics.begin(), t.metrics.end(), m) == t.metrics.end())
+      throw ReportInputError(t.file + ": --metric " + m + ": expected a column after 'seed' with a number in some row");
+  std::vector<std::string> varying, constant, partly_empty, never;
+  for (const auto& c : t.columns)
+    if (std::find(t.metrics.begin(), t.metrics.end(), c) == t.metrics.end()) never.push_back(c);
+  std::map<std::string, std::string> empty_where;
+  for (const auto& m : t.metrics) {
+    std::set<std::string> seen;
+    std::size_t empty = 0;
+    std::vector<std::string> groups;
+    std::map<std::string, std::size_t> per_group;
+    for (const auto& r : t.rows) {
+      seen.insert(r.at(m));
+      if (number(r.at(m))) continue;
+      ++empty;
+      std::string g;
+      for (const auto& q : t.params) g += (g.empty() ? "" : ",") + q + "=" + r.at(q);
+      if (!per_group.count(g)) groups.push_back(g);
+      ++per_group[g];
+    }
+    (seen.size() > 1 ? varying : constant).push_back(m);
+    if (empty == 0) continue;
+    partly_empty.push_back(m);
+    std::string where = std::to_string(empty) + " of " + std::to_string(t.rows.size()) + " rows";
+    if (!t.params.empty()) {
+      where += ": ";
+      for (std::size_t i = 0; i < groups.size() && i < 4; ++i)
+        where += (i ? "; " : "") + groups[i] + " (" + std::to_string(per_group[groups[i]]) + ")";
+      if (groups.size() > 4) where += "; and " + std::to_string(groups.size() - 4) + " more";
+    }
+    empty_where[m] = where;
+  }
+  std::vector<std::string> metrics = opt.metrics;
+  if (metrics.empty())
+    for (const auto& m : varying)
+      if (metrics.size() < kDefaultMetrics) metrics.push_back(m);
+
+  std::set<std::string> seeds;
+  for (const auto& r : t.rows) seeds.insert(r.at("seed"));
+  md << "## Sweep: " << name << "\n\n" << t.rows.size() << " run(s), " << seeds.size() << " seed(s); parameters: ";
+  if (t.params.empty()) md << "none (a sweep over seeds alone)";
+  for (std::size_t i = 0; i < t.params.size(); ++i) md << (i ? ", " : "") << "`" << t.params[i] << "`";
+  md << ".\n\n";
+  const auto list = [&](const std::vector<std::string>& names, const std::string& what, bool with_value) {
+    if (names.empty()) return;
+    md << "- " << what << ": ";
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      md << (i ? ", " : "") << "`" << names[i] << "`";
+      if (with_value) md << " = " << (t.rows.empty() || t.rows[0].at(names[i]).empty() ? "empty" : t.rows[0].at(names[i]));
+    }
+    md << "\n";
+  };
+  list(constant, "the same in every run, so not drawn", true);
+  std::vector<std::string> left;
+  for (const auto& m : varying)
+    if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) left.push_back(m);
+  list(left, opt.metrics.empty() ? "vary but not drawn (the first " + std::to_string(kDefaultMetrics) +
+                                       " that vary are; choose with --metric)"
+                                 : "vary but not chosen with --metric",
+       false);
+  list(never, "no number in any row (not measured, or not applicable)", false);
+  for (const auto& m : partly_empty)
+    md << "- `" << m << "` is empty (not measured) in " << empty_where[m] << "; figures are over the other rows\n";
+  md << "\n";
+
+  if (t.params.empty()) {
+    md << "| metric | runs | mean | 95 % CI of the mean | p5 | p50 | p95 | min | max |\n|---|---|---|---|---|---|---|---|---|\n";
+    for (const auto& m : metrics) {
+      std::vector<double> v;
+      for (const auto& r : t.rows)
+        if (const auto x = number(r.at(m))) v.push_back(*x);
+      const Spread s = spread_of(v);
+      md << "| " << m << " | " << s.n << " | " << figure(s.mean) << " | " << figure(s.mean - s.ci) << " to "
+         << figure(s.mean + s.ci) << " | " << figure(s.p5) << " | " << figure(s.p50) << " | " << figure(s.p95) << " | "
+         << figure(s.min) << " | " << figure(s.max) << " |\n";
+    }
+    md << "\n";
+    for (const auto& m : metrics) sweep_seeds_only(t, name, m);
+    return;
+  }
+  for (const auto& metric : metrics) {
+    // One y range per metric, whatever parameter is on the x axis.
+    double lo = 0, hi = 0;
+    for (const auto& r : t.rows)
+      if (const auto x = number(r.at(metric))) lo = std::min(lo, *x), hi = std::max(hi, *x);
+    if (const auto s = slo(metric)) hi = std::max(hi, *s), lo = std::min(lo, *s);
+    for (const auto& param : t.params) sweep_by_param(t, name, param, metric, y_range(lo, hi));
+  }
+}
+
 }  // namespace
+
+bool read_csv_record(std::istream& in, std::vector<std::string>& cells, std::size_t& line, const std::string& path) {
+  cells.clear();
+  std::string text;
+  if (!std::getline(in, text)) return false;
+  ++line;
+  const std::size_t first = line;
+  std::string cell;
+  bool quoted = false, was_quoted = false;
+  for (;;) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      const char c = text[i];
+      if (quoted) {
+        if (c != '"') cell += c;
+        else if (i + 1 < text.size() && text[i + 1] == '"') cell += text[++i];
+        else quoted = false;
+      } else if (c == '"' && cell.empty() && !was_quoted) {
+        quoted = was_quoted = true;
+      } else if (c == ',') {
+        cells.push_back(std::move(cell));
+        cell.clear();
+        was_quoted = false;
+      } else if (c == '\r' && i + 1 == text.size()) {
+        // a CRLF file's line end
+      } else {
+        cell += c;
+      }
+    }
+    if (!quoted) break;
+    // A newline inside quotes belongs to the field.
+    if (!std::getline(in, text))
+      throw ReportInputError(path + ": line " + std::to_string(first) + ": a quoted field is not closed (expected '\"')");
+    ++line;
+    cell += '\n';
+  }
+  cells.push_back(std::move(cell));
+  return true;
+}
 
 std::string policy_label(const Json& policies) {
   if (!policies.is_object() || policies.empty()) return "default";
@@ -72,35 +546,37 @@ TracedRun traced_run(const std::string& file, const std::vector<TraceEvent>& eve
 
 std::vector<NodeSeries> read_status_timeline(const std::string& path) {
   std::ifstream in = open_input(path);
-  std::string line;
-  if (!std::getline(in, line) || line.rfind("time_s,node,", 0) != 0)
+  std::vector<std::string> header, cells;
+  std::size_t n = 0;
+  if (!read_csv_record(in, header, n, path) || header.size() < 2 || header[0] != "time_s" || header[1] != "node")
     throw ReportInputError(path + ": line 1: expected the status timeline header time_s,node,used_gpu,used_vram_mb,...");
-  const auto header = split_csv_line(line);
   const auto col = [&](const std::string& name) -> std::size_t {
     auto it = std::find(header.begin(), header.end(), name);
     if (it == header.end()) throw ReportInputError(path + ": line 1: no column '" + name + "'");
     return static_cast<std::size_t>(it - header.begin());
   };
-  const std::size_t c_time = col("time_s"), c_node = col("node"), c_vram = col("used_vram_mb");
+  const std::size_t c_time = col("time_s"), c_node = col("node"), c_vram = col("used_vram_mb"),
+                    c_total = col("total_vram_mb");
   std::vector<NodeSeries> out;
   std::map<std::string, std::size_t> at;
-  std::size_t n = 1;
-  while (std::getline(in, line)) {
-    ++n;
-    if (line.empty() || line.rfind("time_s,", 0) == 0) continue;  // a repeated header: another series
-    const auto cells = split_csv_line(line);
+  while (read_csv_record(in, cells, n, path)) {
+    if (cells.size() == 1 && cells[0].empty()) continue;
+    if (cells == header) continue;  // a repeated header: another series
     if (cells.size() != header.size())
       throw ReportInputError(path + ": line " + std::to_string(n) + ": expected " + std::to_string(header.size()) +
                              " columns, found " + std::to_string(cells.size()));
     const auto t = number(cells[c_time]);
     const auto v = number(cells[c_vram]);
-    if (!t || !v)
-      throw ReportInputError(path + ": line " + std::to_string(n) + ": expected numbers in time_s and used_vram_mb");
+    const auto total = number(cells[c_total]);
+    if (!t || !v || !total)
+      throw ReportInputError(path + ": line " + std::to_string(n) +
+                             ": expected numbers in time_s, used_vram_mb and total_vram_mb");
     auto [it, added] = at.emplace(cells[c_node], out.size());
-    if (added) out.push_back(NodeSeries{cells[c_node], {}, 0});
+    if (added) out.push_back(NodeSeries{cells[c_node], {}, 0, 0});
     NodeSeries& s = out[it->second];
     s.points.emplace_back(*t, *v);
     s.peak = std::max(s.peak, *v);
+    s.offered = std::max(s.offered, *total);
   }
   return out;
 }
@@ -109,18 +585,15 @@ SweepTable read_sweep_csv(const std::string& path) {
   std::ifstream in = open_input(path);
   SweepTable t;
   t.file = path;
-  std::string line;
-  if (!std::getline(in, line)) throw ReportInputError(path + ": empty file: expected a sweep CSV header");
-  const auto header = split_csv_line(line);
+  std::vector<std::string> header, cells;
+  std::size_t n = 0;
+  if (!read_csv_record(in, header, n, path)) throw ReportInputError(path + ": empty file: expected a sweep CSV header");
   auto seed = std::find(header.begin(), header.end(), "seed");
   if (seed == header.end()) throw ReportInputError(path + ": line 1: expected a sweep CSV header with a 'seed' column");
   t.params.assign(header.begin(), seed);
-  const std::vector<std::string> after(seed + 1, header.end());
-  std::size_t n = 1;
-  while (std::getline(in, line)) {
-    ++n;
-    if (line.empty()) continue;
-    const auto cells = split_csv_line(line);
+  t.columns.assign(seed + 1, header.end());
+  while (read_csv_record(in, cells, n, path)) {
+    if (cells.size() == 1 && cells[0].empty()) continue;
     if (cells.size() != header.size())
       throw ReportInputError(path + ": line " + std::to_string(n) + ": expected " + std::to_string(header.size()) +
                              " columns, found " + std::to_string(cells.size()));
@@ -129,7 +602,7 @@ SweepTable read_sweep_csv(const std::string& path) {
     t.rows.push_back(std::move(row));
   }
   // A metric is a column after `seed` that holds a number in some row.
-  for (const auto& c : after)
+  for (const auto& c : t.columns)
     if (std::any_of(t.rows.begin(), t.rows.end(), [&](const auto& r) { return number(r.at(c)).has_value(); }))
       t.metrics.push_back(c);
   return t;
@@ -137,38 +610,64 @@ SweepTable read_sweep_csv(const std::string& path) {
 
 std::vector<std::pair<std::string, double>> sweep_curve(const SweepTable& t, const std::string& param,
                                                         const std::string& metric) {
-  std::vector<std::string> order;
-  std::map<std::string, std::pair<double, std::size_t>> sums;
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& c : sweep_curves(SweepTable{t.file, {param}, t.metrics, t.rows, t.columns}, param, metric))
+    out.insert(out.end(), c.points.begin(), c.points.end());
+  return out;
+}
+
+Spread spread_of(const std::vector<double>& values) {
+  Spread s;
+  s.n = values.size();
+  if (values.empty()) return s;
+  double sum = 0;
+  for (double v : values) sum += v;
+  s.mean = sum / static_cast<double>(s.n);
+  if (s.n > 1) {
+    double ss = 0;
+    for (double v : values) ss += (v - s.mean) * (v - s.mean);
+    const double sd = std::sqrt(ss / static_cast<double>(s.n - 1));
+    s.ci = t975(s.n - 1) * sd / std::sqrt(static_cast<double>(s.n));
+  }
+  s.p5 = percentile(values, 5);
+  s.p50 = percentile(values, 50);
+  s.p95 = percentile(values, 95);
+  s.min = *std::min_element(values.begin(), values.end());
+  s.max = *std::max_element(values.begin(), values.end());
+  return s;
+}
+
+std::vector<SweepSeries> sweep_curves(const SweepTable& t, const std::string& param, const std::string& metric) {
+  std::vector<std::string> labels, order;
+  std::map<std::string, std::map<std::string, std::vector<double>>> by_label;  // label -> value -> numbers
   for (const auto& r : t.rows) {
     auto p = r.find(param);
     auto m = r.find(metric);
     if (p == r.end() || m == r.end()) continue;
-    const auto v = number(m->second);
-    if (!v) continue;
-    auto [it, added] = sums.emplace(p->second, std::make_pair(0.0, std::size_t{0}));
-    if (added) order.push_back(p->second);
-    it->second.first += *v;
-    ++it->second.second;
-  }
-  std::vector<std::pair<std::string, double>> out;
-  for (const auto& k : order) out.emplace_back(k, sums[k].first / static_cast<double>(sums[k].second));
-  return out;
-}
-
-std::vector<SweepSeries> sweep_curves(const SweepTable& t, const std::string& param, const std::string& metric) {
-  std::vector<std::string> labels;
-  std::map<std::string, SweepTable> by_label;
-  for (const auto& r : t.rows) {
     std::string label;
     for (const auto& q : t.params)
       if (q != param) label += (label.empty() ? "" : ",") + q + "=" + r.at(q);
-    auto [it, added] = by_label.emplace(label, SweepTable{t.file, t.params, t.metrics, {}});
-    if (added) labels.push_back(label);
-    it->second.rows.push_back(r);
+    if (!by_label.count(label)) labels.push_back(label);
+    auto& values = by_label[label];
+    if (std::find(order.begin(), order.end(), p->second) == order.end()) order.push_back(p->second);
+    if (const auto v = number(m->second)) values[p->second].push_back(*v);
   }
   std::vector<SweepSeries> out;
-  for (const auto& l : labels) out.push_back(SweepSeries{l, sweep_curve(by_label.at(l), param, metric)});
+  for (const auto& l : labels) {
+    SweepSeries s{l, {}, {}};
+    for (const auto& value : order) {
+      auto it = by_label[l].find(value);
+      if (it == by_label[l].end()) continue;
+      s.spread.push_back(spread_of(it->second));
+      s.points.emplace_back(value, s.spread.back().mean);
+    }
+    out.push_back(std::move(s));
+  }
   return out;
+}
+
+bool all_numbers(const std::vector<std::string>& values) {
+  return !values.empty() && std::all_of(values.begin(), values.end(), [](const auto& v) { return number(v).has_value(); });
 }
 
 std::vector<std::pair<double, double>> ecdf(std::vector<double> values, std::size_t total) {
@@ -185,6 +684,45 @@ double percentile(std::vector<double> values, double p) {
   const double rank = std::ceil(p / 100.0 * static_cast<double>(values.size()));
   const std::size_t i = rank < 1 ? 0 : static_cast<std::size_t>(rank) - 1;
   return values[std::min(i, values.size() - 1)];
+}
+
+TimeUnit time_unit(double span_s) {
+  if (span_s < 600) return {"s", 1};
+  if (span_s < 3 * 3600) return {"min", 60};
+  return {"h", 3600};
+}
+
+std::pair<double, double> y_range(double lo, double hi) {
+  if (hi < lo) std::swap(lo, hi);
+  const double bottom = std::min(0.0, lo), top = std::max(0.0, hi);
+  const double span = top - bottom;
+  if (span <= 0) return {0, 1};
+  return {bottom < 0 ? bottom - 0.1 * span : 0, top + 0.1 * span};
+}
+
+std::string series_style(std::size_t k) {
+  static const char* colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                  "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+  constexpr std::size_t n = sizeof colours / sizeof *colours;
+  return std::string("lc rgb \"") + colours[k % n] + "\" dt " + std::to_string(1 + k / n);
+}
+
+std::pair<std::string, double> parse_slo(const std::string& text) {
+  const auto eq = text.find('=');
+  const auto v = eq == std::string::npos ? std::nullopt : number(text.substr(eq + 1));
+  if (eq == std::string::npos || eq == 0 || !v)
+    throw ReportInputError("--slo '" + text + "': expected METRIC=NUMBER, such as ttr_p95_s=600");
+  return {text.substr(0, eq), *v};
+}
+
+ReportFiles build_report(const ReportInputs& in, const ReportOptions& opt) {
+  Builder b{opt, {}, {}};
+  b.md << "# Report: " << in.title << "\n\n";
+  if (!in.runs.empty()) b.runs(in.runs);
+  if (!in.timelines.empty()) b.timelines(in.timelines);
+  for (const auto& t : in.sweeps) b.sweep(t);
+  b.out.markdown = b.md.str();
+  return std::move(b.out);
 }
 
 }  // namespace vramsim

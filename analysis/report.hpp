@@ -1,12 +1,16 @@
 #pragma once
-// `vramsim report`: what a folder of runs shows, as data series for plots
-// and a Markdown summary. Pure functions over traces, status timelines and
-// sweep CSVs; drawing (gnuplot) is the command's business.
+// `vramsim report`: what a folder of runs shows, as data series for plots,
+// gnuplot scripts and a Markdown summary. Pure functions over traces, status
+// timelines and sweep CSVs: build_report returns every file's text, and the
+// command writes them and runs gnuplot, so what is drawn can be tested
+// without drawing it.
 #include <cstdint>
+#include <iosfwd>
 #include <map>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/trace.hpp"
@@ -19,6 +23,12 @@ class ReportInputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// One CSV record (RFC 4180: a field in double quotes may hold commas,
+// newlines and doubled quotes) from `in`; false at the end of the input.
+// `line` counts the lines read (a quoted newline included). Throws
+// ReportInputError naming `path` and the line for a quote left open.
+bool read_csv_record(std::istream& in, std::vector<std::string>& cells, std::size_t& line, const std::string& path);
 
 // One app of one traced run: seconds from its first deploy request to its
 // first RUNNING, or none when it never got there.
@@ -43,15 +53,18 @@ struct NodeSeries {
   std::string node;
   std::vector<std::pair<double, double>> points;  // (time_s, used_vram_mb)
   double peak = 0;
+  double offered = 0;  // the largest total_vram_mb: 0 where the node never advertised VRAM_MB
+  bool tracked() const { return offered > 0; }
 };
 std::vector<NodeSeries> read_status_timeline(const std::string& path);  // node order of first appearance
 
 // A sweep CSV: the parameter columns are those before `seed`, the metrics
-// the numeric columns after it.
+// the columns after it that hold a number in some row.
 struct SweepTable {
   std::string file;
   std::vector<std::string> params, metrics;
   std::vector<std::map<std::string, std::string>> rows;
+  std::vector<std::string> columns;  // every column after `seed`, in header order
 };
 SweepTable read_sweep_csv(const std::string& path);
 // Per value of `param` (in first-seen order), the mean of `metric` over the
@@ -59,19 +72,70 @@ SweepTable read_sweep_csv(const std::string& path);
 std::vector<std::pair<std::string, double>> sweep_curve(const SweepTable& t, const std::string& param,
                                                         const std::string& metric);
 
+// The spread of a metric over seeds: mean, the 95 % confidence interval of
+// the mean (Student's t), and the 5th, 50th and 95th nearest-rank
+// percentiles of the values themselves.
+struct Spread {
+  std::size_t n = 0;
+  double mean = 0, ci = 0;  // ci: half-width, 0 for fewer than 2 values
+  double p5 = 0, p50 = 0, p95 = 0, min = 0, max = 0;
+};
+Spread spread_of(const std::vector<double>& values);  // values non-empty
+
 // The same, one curve per combination of the other parameters' values
 // (label "p=v,q=w", first-seen order; one unlabelled curve when `param` is
 // the only parameter). Points are (value of `param`, mean), values in
-// first-seen order over the whole table, a value without a number left out.
+// first-seen order over the whole table, a value without a number left out;
+// `spread` holds each point's spread over its rows.
 struct SweepSeries {
   std::string label;
   std::vector<std::pair<std::string, double>> points;
+  std::vector<Spread> spread;
 };
 std::vector<SweepSeries> sweep_curves(const SweepTable& t, const std::string& param, const std::string& metric);
+
+// Whether every value is a number (then the parameter is drawn on a
+// numeric axis, else as categories).
+bool all_numbers(const std::vector<std::string>& values);
 
 // Sorted values and their cumulative share over `total` (apps that never
 // reached RUNNING count in `total`, so the curve ends below 1).
 std::vector<std::pair<double, double>> ecdf(std::vector<double> values, std::size_t total);
 double percentile(std::vector<double> values, double p);  // nearest rank; values non-empty
+
+// A time axis: the unit that fits a span of seconds (s below 10 min, min
+// below 3 h, else h) and seconds per unit.
+struct TimeUnit {
+  std::string name;  // "s", "min", "h"
+  double seconds = 1;
+};
+TimeUnit time_unit(double span_s);
+// A y range from 0 (or below, for negative values) to the highest value
+// with 10 % headroom, so no line lies on the frame; [0, 1] for all zeros.
+std::pair<double, double> y_range(double lo, double hi);
+// The gnuplot line style of series k: ten distinct colours, then the same
+// colours dashed (dash type 2, 3, ...), so no two series look alike.
+std::string series_style(std::size_t k);
+
+// A service-level objective line: "METRIC=VALUE" (--slo).
+std::pair<std::string, double> parse_slo(const std::string& text);  // throws ReportInputError
+
+struct ReportInputs {
+  std::string title;  // the folder's name
+  std::vector<TracedRun> runs;
+  std::vector<std::pair<std::string, std::vector<NodeSeries>>> timelines;  // (file stem, series)
+  std::vector<SweepTable> sweeps;
+};
+struct ReportOptions {
+  std::vector<std::string> metrics;     // sweep metrics to plot (default: up to 4 that vary)
+  std::map<std::string, double> slo;    // metric -> objective, drawn as a line
+};
+struct ReportFiles {
+  std::vector<std::pair<std::string, std::string>> files;  // (name, text): data files and gnuplot scripts
+  std::vector<std::string> scripts;                        // plot names: NAME.gp draws NAME.png and NAME.svg
+  std::string markdown;                                    // report.md
+};
+// Throws ReportInputError for a --metric that is no numeric column of a sweep.
+ReportFiles build_report(const ReportInputs& in, const ReportOptions& opt);
 
 }  // namespace vramsim

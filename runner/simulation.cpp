@@ -118,6 +118,17 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   return result;
 }
 
+namespace {
+// Unallocatable GPUs: three significant digits (one decimal from 100 on),
+// so a fraction of a GPU never prints as 0 beside its non-zero share.
+std::string gpus_figure(double v) {
+  if (v == 0 || !std::isfinite(v)) return format_number(v);
+  if (std::fabs(v) >= 100) return format_number(std::round(v * 10) / 10);
+  const double scale = std::pow(10.0, 2 - std::floor(std::log10(std::fabs(v))));
+  return format_number(std::round(v * scale) / scale);
+}
+}  // namespace
+
 void print_summary(const RunResult& r, std::ostream& out) {
   out << "scenario " << r.scenario << "  policies " << r.policies << "  seed " << r.seed << "\n\n";
   out << std::left << std::setw(18) << "app" << std::setw(10) << "admitted" << std::setw(15) << "state"
@@ -145,7 +156,7 @@ void print_summary(const RunResult& r, std::ostream& out) {
     out << "GPU use (mean of " << m.utilisation_samples << " samples): allocated "
         << format_number(std::round(m.gpu_allocation * 1000) / 10) << "%, VRAM booked "
         << format_number(std::round(m.sampled_vram_utilisation * 1000) / 10) << "%, fragmentation "
-        << format_number(std::round(m.gpu_fragmentation * 10) / 10) << " GPUs ("
+        << gpus_figure(m.gpu_fragmentation) << " GPUs ("
         << format_number(std::round(m.gpu_fragmentation_share * 1000) / 10) << "% of the GPUs)\n";
   if (m.sbatch_refusals > 0)
     out << "sbatch refused " << m.sbatch_refusals << " submission(s): " << m.sbatch_error << "\n";

@@ -8,6 +8,8 @@
 #include <mutex>
 #include <thread>
 
+#include <unistd.h>
+
 #include "runner/simulation.hpp"
 
 namespace vramsim {
@@ -261,14 +263,21 @@ std::string sweep_csv_header(const SweepGrid& grid) {
 
 std::vector<std::string> run_sweep(const SweepGrid& grid, const std::vector<Scenario>& scenarios, std::size_t begin,
                                    std::size_t end, unsigned threads,
-                                   const std::function<void(std::size_t, std::size_t)>& progress) {
+                                   const std::function<void(std::size_t, std::size_t)>& progress,
+                                   const std::function<bool()>& stop) {
   std::vector<std::string> rows(end - begin);
   std::atomic<std::size_t> next{begin};
+  std::atomic<bool> stopped{false};
   std::mutex mu;
   std::size_t done = 0;
   std::exception_ptr failure;
   auto work = [&] {
     for (std::size_t i; (i = next.fetch_add(1)) < end;) {
+      if (stop && stop()) {
+        stopped = true;
+        next = end;  // stop handing out runs
+        return;
+      }
       try {
         RunOptions opt;
         opt.seed = grid.seeds[i % grid.seeds.size()];
@@ -290,8 +299,11 @@ std::vector<std::string> run_sweep(const SweepGrid& grid, const std::vector<Scen
   work();
   for (auto& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
+  if (stopped) throw SweepInterrupted("interrupted after " + std::to_string(done) + " of " + std::to_string(end - begin) + " runs");
   return rows;
 }
+
+std::string sweep_temp_path(const std::string& out) { return out + ".tmp-" + std::to_string(::getpid()); }
 
 std::string shell_quote(const std::string& word) {
   if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==

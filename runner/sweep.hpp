@@ -62,6 +62,12 @@ struct SweepGrid {
   std::vector<std::size_t> values_of(std::size_t c) const;
 };
 
+// A sweep stopped by its `stop` check (SIGINT, SIGTERM) before every row ran.
+class SweepInterrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Runs in one sweep at most (its rows are held in memory until written).
 inline constexpr std::size_t kMaxSweepRuns = 1'000'000;
 
@@ -75,10 +81,16 @@ std::string sweep_csv_header(const SweepGrid& grid);
 
 // Runs rows [begin, end) of the grid on `threads` threads; returns each row
 // (with its newline) in grid order. `progress(done, total)` is called, one
-// call at a time, after each run.
+// call at a time, after each run. `stop`, where given, is asked before each
+// run; once it says true no run starts, the runs in flight finish and
+// run_sweep throws SweepInterrupted.
 std::vector<std::string> run_sweep(const SweepGrid& grid, const std::vector<Scenario>& scenarios, std::size_t begin,
                                    std::size_t end, unsigned threads,
-                                   const std::function<void(std::size_t, std::size_t)>& progress = {});
+                                   const std::function<void(std::size_t, std::size_t)>& progress = {},
+                                   const std::function<bool()>& stop = {});
+// Where a local sweep writes its rows before renaming them to `out`: beside
+// it (the same file system, so the rename is atomic), named for this process.
+std::string sweep_temp_path(const std::string& out);
 
 // A word for a POSIX shell: single-quoted unless it is plain.
 std::string shell_quote(const std::string& word);

@@ -12,6 +12,7 @@ struct ReportCommand {
   CLI::App* sub = nullptr;
   std::string dir, out;              // out: default DIR/report
   std::vector<std::string> metrics;  // sweep metrics to plot (default: up to 4 that vary)
+  std::vector<std::string> slo;      // METRIC=VALUE, drawn as a line
 };
 
 std::unique_ptr<ReportCommand> add_report_command(CLI::App& app);

@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -98,6 +101,38 @@ std::string read_file(const std::string& path, bool& ok) {
   text << in.rdbuf();
   ok = static_cast<bool>(in) || in.eof();
   return text.str();
+}
+
+// `out` holds exactly `texts` or is left as it was: written to a temporary
+// file beside it, renamed over it once closed.
+class ReplacingFile {
+ public:
+  explicit ReplacingFile(std::string out) : out_(std::move(out)), tmp_(sweep_temp_path(out_)), file_(tmp_) {}
+  ReplacingFile(const ReplacingFile&) = delete;
+  ReplacingFile& operator=(const ReplacingFile&) = delete;
+  ~ReplacingFile() {
+    if (!done_) std::remove(tmp_.c_str());  // an error or an interrupt: the old file stays
+  }
+  void write(const std::string& text) { file_.write(text); }
+  void commit() {
+    file_.close();
+    if (std::rename(tmp_.c_str(), out_.c_str()) != 0) {
+      const int err = errno;
+      throw OutputError(out_, "cannot rename " + tmp_ + " to it: " + std::strerror(err));
+    }
+    done_ = true;
+  }
+
+ private:
+  std::string out_, tmp_;
+  OutputFile file_;
+  bool done_ = false;
+};
+
+void write_then_rename(const std::string& out, const std::vector<std::string>& texts) {
+  ReplacingFile f(out);
+  for (const auto& t : texts) f.write(t);
+  f.commit();
 }
 
 // Submits the array, waits until squeue no longer lists it, merges the parts.
@@ -213,9 +248,7 @@ int run_on_slurm(const SweepCommand& c, const SweepGrid& grid) {
     std::cerr << "vramsim sweep: array job " << *job << ": " << e.what() << "\n";
     return kFailed;
   }
-  OutputFile out(c.out);
-  out.write(merged);
-  out.close();
+  write_then_rename(c.out, {merged});
   std::cerr << "sweep: " << runs << " runs merged from " << tasks << " part(s); written to " << c.out << "\n";
   return 0;
 }
@@ -223,7 +256,7 @@ int run_on_slurm(const SweepCommand& c, const SweepGrid& grid) {
 }  // namespace
 
 int run_sweep_command(const SweepCommand& c) {
-  constexpr int kInvalid = 2, kOutput = 3, kInternal = 4;
+  constexpr int kInvalid = 2, kOutput = 3, kInternal = 4, kInterrupted = 130;
   try {
     // The base file first, with the scenario loader's own messages.
     const Scenario base = load_scenario(c.scenario);
@@ -244,16 +277,24 @@ int run_sweep_command(const SweepCommand& c) {
     const std::vector<Scenario> scenarios = expand_scenarios(Json::parse(text.str()), c.scenario, grid);
     if (c.on_slurm) return run_on_slurm(c, grid);  // checked here, run there
 
-    OutputFile out(c.out);  // before the runs: an unwritable path fails at once
+    ReplacingFile out(c.out);  // before the runs: an unwritable path fails at once
     const unsigned threads = c.jobs ? c.jobs : std::max(1u, std::thread::hardware_concurrency());
     Progress progress(end - begin);
     const auto t0 = std::chrono::steady_clock::now();
-    const auto rows = run_sweep(grid, scenarios, begin, end, threads,
-                                [&](std::size_t done, std::size_t) { progress.update(done); });
+    const InterruptFlag interrupt;  // stops the sweep; `out` then removes its temporary file
+    std::vector<std::string> rows;
+    try {
+      rows = run_sweep(
+          grid, scenarios, begin, end, threads, [&](std::size_t done, std::size_t) { progress.update(done); },
+          [&] { return interrupt.raised(); });
+    } catch (const SweepInterrupted& e) {
+      std::cerr << "\nvramsim sweep: " << e.what() << "; " << c.out << " left as it was\n";
+      return kInterrupted;
+    }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out.write(sweep_csv_header(grid));
     for (const auto& r : rows) out.write(r);
-    out.close();
+    out.commit();
     std::cerr << "sweep: " << rows.size() << " runs on " << threads << " thread(s) in " << std::fixed
               << std::setprecision(2) << secs << " s; written to " << c.out << "\n";
     return 0;

@@ -1,9 +1,21 @@
+// vramsim report: time to RUNNING, policy labels, CSV reading (quotes
+// included), and what the plots draw: the data files and gnuplot scripts
+// build_report writes (series, ranges, styles, axes, SLO lines) and the
+// summary's words for what is not drawn.
 #include "analysis/report.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "runner/simulation.hpp"
+#include "runner/sweep.hpp"
 
 namespace vramsim {
 namespace {
@@ -12,10 +24,78 @@ TraceEvent ev(SimTime t, const std::string& kind, Json fields = Json::object()) 
   return TraceEvent{t, kind, std::move(fields)};
 }
 
+// A folder of this test's own, removed at the end of the test program.
+const std::filesystem::path& temp_dir() {
+  static const std::filesystem::path dir = [] {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "vramsim-report-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    return std::filesystem::path(tmpl);
+  }();
+  return dir;
+}
+struct RemoveTempDir {
+  ~RemoveTempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(temp_dir(), ec);
+  }
+} remove_temp_dir;
+
 std::string temp_file(const std::string& name, const std::string& text) {
-  const auto p = std::filesystem::temp_directory_path() / ("vramsim-report-" + name);
+  const auto p = temp_dir() / name;
   std::ofstream(p) << text;
   return p.string();
+}
+
+const std::string& file_of(const ReportFiles& r, const std::string& name) {
+  for (const auto& [n, text] : r.files)
+    if (n == name) return text;
+  static const std::string none = "(no such file)";
+  ADD_FAILURE() << "the report has no file " << name;
+  return none;
+}
+bool has_file(const ReportFiles& r, const std::string& name) {
+  for (const auto& f : r.files)
+    if (f.first == name) return true;
+  return false;
+}
+
+// The plot command's series: the text between "plot " and the end of the
+// line, split at the commas that start a new series.
+std::vector<std::string> series_of(const std::string& script) {
+  const auto at = script.find("\nplot ");
+  EXPECT_NE(at, std::string::npos) << script;
+  if (at == std::string::npos) return {};
+  const std::string line = script.substr(at + 6, script.find('\n', at + 1) - at - 6);
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') quoted = !quoted;
+    if (c == ',' && !quoted) {
+      out.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::pair<double, double> yrange_of(const std::string& script) {
+  std::smatch m;
+  const std::regex re(R"(set yrange \[([-0-9.]+):([-0-9.]+)\])");
+  EXPECT_TRUE(std::regex_search(script, m, re)) << script;
+  return {std::stod(m[1]), std::stod(m[2])};
+}
+
+// The first column of a data file's rows.
+std::vector<double> first_column(const std::string& dat) {
+  std::vector<double> out;
+  std::istringstream in(dat);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '#') out.push_back(std::stod(line));
+  return out;
 }
 
 TEST(Report, PolicyLabelNamesThePresetOrTheMix) {
@@ -56,15 +136,66 @@ TEST(Report, EcdfCountsAppsThatNeverRanInTheTotal) {
   EXPECT_EQ(percentile({7}, 1), 7);
 }
 
+TEST(Report, CsvRecordsKeepQuotedCommasQuotesAndNewlines) {
+  std::istringstream in("a,\"b,c\",\"d\"\"e\"\n\"two\nlines\",x,\n\nlast\r\n");
+  std::vector<std::string> cells;
+  std::size_t line = 0;
+  ASSERT_TRUE(read_csv_record(in, cells, line, "f.csv"));
+  EXPECT_EQ(cells, (std::vector<std::string>{"a", "b,c", "d\"e"}));
+  ASSERT_TRUE(read_csv_record(in, cells, line, "f.csv"));
+  EXPECT_EQ(cells, (std::vector<std::string>{"two\nlines", "x", ""}));
+  EXPECT_EQ(line, 3u) << "a quoted newline counts as a line";
+  ASSERT_TRUE(read_csv_record(in, cells, line, "f.csv"));
+  EXPECT_EQ(cells, std::vector<std::string>{""});
+  ASSERT_TRUE(read_csv_record(in, cells, line, "f.csv"));
+  EXPECT_EQ(cells, std::vector<std::string>{"last"}) << "a CRLF line end is no part of the field";
+  EXPECT_FALSE(read_csv_record(in, cells, line, "f.csv"));
+  std::istringstream open_quote("ok\n1,\"never closed\n2\n");
+  line = 0;
+  ASSERT_TRUE(read_csv_record(open_quote, cells, line, "g.csv"));
+  try {
+    read_csv_record(open_quote, cells, line, "g.csv");
+    FAIL() << "an open quote was read";
+  } catch (const ReportInputError& e) {
+    EXPECT_EQ(std::string(e.what()), "g.csv: line 2: a quoted field is not closed (expected '\"')");
+  }
+}
+
+// The CSV a sweep writes for JSON parameter values (quoted, with commas and
+// doubled quotes) reads back as the values and rows it holds.
+TEST(Report, SweepCsvWithJsonValuesAsTheSweepWritesIt) {
+  const char* base = R"({"name": "q", "seed": 1, "horizon": "10m",
+    "cluster": {"max_workers": 1,
+      "partition": [{"count": 1, "cpus": 16, "memory_gb": 64, "gpus": 1, "gpu": "A100-SXM4-40GB"}]},
+    "apps": [{"id": "a", "gpu_memory_mb": 8000, "deploy_at": "0s"}]})";
+  SweepGrid g;
+  g.params.push_back(parse_set(R"(cluster.latency.queue_wait={"dist":"exponential","mean":"60s"},5s)"));
+  g.seeds = parse_seeds("1..3");
+  std::string csv = sweep_csv_header(g);
+  for (const auto& row : run_sweep(g, expand_scenarios(Json::parse(base), "q.json", g), 0, g.size(), 1)) csv += row;
+  ASSERT_NE(csv.find("\"{\"\"dist\"\""), std::string::npos) << "the sweep quotes a JSON value: " << csv;
+  const SweepTable t = read_sweep_csv(temp_file("json-values.csv", csv));
+  EXPECT_EQ(t.params, std::vector<std::string>{"cluster.latency.queue_wait"});
+  ASSERT_EQ(t.rows.size(), 6u);
+  EXPECT_EQ(t.rows[0].at("cluster.latency.queue_wait"), R"({"dist":"exponential","mean":"60s"})");
+  EXPECT_EQ(t.rows[5].at("cluster.latency.queue_wait"), "5s");
+  EXPECT_EQ(t.rows[4].at("seed"), "2");
+  EXPECT_NE(std::find(t.metrics.begin(), t.metrics.end(), "events"), t.metrics.end());
+}
+
 TEST(Report, StatusTimelinePerNodeInFirstSeenOrder) {
   const auto path = temp_file("timeline.csv",
                               "time_s,node,used_gpu,used_vram_mb,total_vram_mb,used_cpu\n"
                               "10.000,node-2,0,0,81920,0\n10.000,node-1,1,8000,81920,1\n"
-                              "20.000,node-2,1,16000,81920,1\n20.000,node-1,0,0,81920,0\n");
+                              "20.000,node-2,1,16000,81920,1\n20.000,node-1,0,0,81920,0\n"
+                              "20.000,head,0,0,0,0\n");
   const auto s = read_status_timeline(path);
-  ASSERT_EQ(s.size(), 2u);
+  ASSERT_EQ(s.size(), 3u);
   EXPECT_EQ(s[0].node, "node-2");
   EXPECT_EQ(s[0].peak, 16000);
+  EXPECT_EQ(s[0].offered, 81920);
+  EXPECT_TRUE(s[0].tracked());
+  EXPECT_FALSE(s[2].tracked()) << "no VRAM_MB advertised";
   ASSERT_EQ(s[1].points.size(), 2u);
   EXPECT_EQ(s[1].points[0], std::make_pair(10.0, 8000.0));
   const auto bad = temp_file("timeline-bad.csv",
@@ -99,12 +230,6 @@ TEST(Report, SweepCurveIsTheMeanOverSeedsPerValue) {
   }
 }
 
-}  // namespace
-}  // namespace vramsim
-
-namespace vramsim {
-namespace {
-
 TEST(Report, SweepCurvesOnePerValueOfTheOtherParameters) {
   const auto path = temp_file("sweep2.csv",
                               "max_workers,policies,seed,p95_s\n"
@@ -117,9 +242,254 @@ TEST(Report, SweepCurvesOnePerValueOfTheOtherParameters) {
   EXPECT_EQ(c[0].points, (std::vector<std::pair<std::string, double>>{{"1", 15.0}, {"2", 4.0}}));
   EXPECT_EQ(c[1].label, "policies=fixed");
   EXPECT_EQ(c[1].points, (std::vector<std::pair<std::string, double>>{{"1", 5.0}, {"2", 3.0}}));
+  ASSERT_EQ(c[0].spread.size(), 2u);
+  EXPECT_EQ(c[0].spread[0].n, 2u);
+  EXPECT_EQ(c[0].spread[0].p5, 10);
+  EXPECT_EQ(c[0].spread[0].p95, 20);
   const auto single = sweep_curves(read_sweep_csv(temp_file("sweep1.csv", "n,seed,m\n1,1,2\n2,1,3\n")), "n", "m");
   ASSERT_EQ(single.size(), 1u);
   EXPECT_EQ(single[0].label, "");
+}
+
+TEST(Report, SpreadHasTheMeanItsIntervalAndPercentiles) {
+  const Spread s = spread_of({2, 4, 4, 4, 5, 5, 7, 9});
+  EXPECT_EQ(s.n, 8u);
+  EXPECT_DOUBLE_EQ(s.mean, 5);
+  // sd = sqrt(32/7); t(7) = 2.365
+  EXPECT_NEAR(s.ci, 2.365 * std::sqrt(32.0 / 7) / std::sqrt(8.0), 1e-9);
+  EXPECT_EQ(s.p5, 2);
+  EXPECT_EQ(s.p50, 4);
+  EXPECT_EQ(s.p95, 9);
+  EXPECT_EQ(spread_of({3}).ci, 0) << "one value has no interval";
+}
+
+TEST(Report, AxesRangesAndStyles) {
+  EXPECT_EQ(time_unit(300).name, "s");
+  EXPECT_EQ(time_unit(3000).name, "min");
+  EXPECT_EQ(time_unit(18000).name, "h");
+  EXPECT_EQ(time_unit(18000).seconds, 3600);
+  EXPECT_EQ(y_range(10800, 11150).first, 0) << "from 0";
+  EXPECT_DOUBLE_EQ(y_range(10800, 11150).second, 11150 * 1.1) << "with headroom";
+  EXPECT_EQ(y_range(0, 0), std::make_pair(0.0, 1.0));
+  EXPECT_LT(y_range(-5, 10).first, -5);
+  std::set<std::string> styles;
+  for (std::size_t k = 0; k < 40; ++k) styles.insert(series_style(k));
+  EXPECT_EQ(styles.size(), 40u) << "no two of 40 series look alike";
+  EXPECT_EQ(parse_slo("ttr_p95_s=600"), std::make_pair(std::string("ttr_p95_s"), 600.0));
+  EXPECT_THROW(parse_slo("ttr_p95_s"), ReportInputError);
+  EXPECT_THROW(parse_slo("ttr_p95_s=soon"), ReportInputError);
+  EXPECT_THROW(parse_slo("=5"), ReportInputError);
+}
+
+NodeSeries node(const std::string& id, double offered, std::vector<std::pair<double, double>> points) {
+  NodeSeries s{id, std::move(points), 0, offered};
+  for (const auto& p : s.points) s.peak = std::max(s.peak, p.second);
+  return s;
+}
+
+TEST(ReportPlots, TimelineHasHeadroomOfferedLinesRelativeTimeAndNoUntrackedNodes) {
+  ReportInputs in;
+  in.title = "t";
+  in.timelines.push_back({"timeline-fixed",
+                          {node("head", 0, {{612000, 0}, {630000, 0}}),
+                           node("node-1", 81920, {{612000, 0}, {615000, 80000}, {630000, 80000}}),
+                           node("node-2", 40960, {{612060, 8000}, {630000, 8000}})}});
+  const ReportFiles r = build_report(in, {});
+  ASSERT_EQ(r.scripts, std::vector<std::string>{"vram-timeline-fixed"});
+  const std::string& gp = file_of(r, "vram-timeline-fixed.gp");
+  const auto series = series_of(gp);
+  ASSERT_EQ(series.size(), 4u) << "two nodes and two offered lines: " << gp;
+  EXPECT_EQ(gp.find("\"head\""), std::string::npos) << "an untracked node is not drawn as 0: " << gp;
+  EXPECT_FALSE(has_file(r, "vram-timeline-fixed-head.dat"));
+  EXPECT_NE(series[2].find("40960 with lines dt 2"), std::string::npos) << series[2];
+  EXPECT_NE(series[3].find("81920 with lines dt 2"), std::string::npos) << series[3];
+  const auto [lo, hi] = yrange_of(gp);
+  EXPECT_EQ(lo, 0);
+  EXPECT_GE(hi, 81920 * 1.05) << "the offered line and the peak stay below the frame";
+  EXPECT_NE(gp.find("set xlabel \"h since the first sample (t = 612000 s of the run)\""), std::string::npos) << gp;
+  const auto t = first_column(file_of(r, "vram-timeline-fixed-node-1.dat"));
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[0], 0);
+  EXPECT_EQ(t[2], 5) << "18000 s after the start, in hours";
+  EXPECT_NEAR(first_column(file_of(r, "vram-timeline-fixed-node-2.dat"))[0], 60.0 / 3600, 1e-4);
+  EXPECT_NE(r.markdown.find("VRAM_MB not advertised (booking not tracked, not drawn): head."), std::string::npos)
+      << r.markdown;
+}
+
+TEST(ReportPlots, NoPlotWhereNoNodeTracksVram) {
+  ReportInputs in;
+  in.timelines.push_back({"timeline-legacy", {node("node-1", 0, {{0, 0}, {10, 0}}), node("node-2", 0, {{0, 0}})}});
+  in.timelines.push_back({"timeline-fixed", {node("node-1", 81920, {{0, 0}, {10, 16000}})}});
+  const ReportFiles r = build_report(in, {});
+  EXPECT_EQ(r.scripts, std::vector<std::string>{"vram-timeline-fixed"});
+  EXPECT_NE(r.markdown.find("## VRAM booked per node: timeline-legacy\n\n2 node(s). VRAM_MB not advertised by any "
+                            "node: booking not tracked"),
+            std::string::npos)
+      << r.markdown;
+}
+
+TEST(ReportPlots, TwelveNodesTwelveDistinctStyles) {
+  ReportInputs in;
+  std::vector<NodeSeries> nodes;
+  for (int i = 1; i <= 15; ++i) nodes.push_back(node("node-" + std::to_string(i), 81920, {{0, 0}, {60, 1000.0 * i}}));
+  in.timelines.push_back({"timeline", nodes});
+  const ReportFiles r = build_report(in, {});
+  const auto series = series_of(file_of(r, "vram-timeline.gp"));
+  ASSERT_EQ(series.size(), 13u) << "the 12 highest peaks and one offered line";
+  std::set<std::string> styles;
+  const std::regex style(R"(lc rgb "#[0-9a-f]{6}" dt [0-9]+)");
+  for (std::size_t i = 0; i < 12; ++i) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(series[i], m, style)) << series[i];
+    styles.insert(m.str());
+  }
+  EXPECT_EQ(styles.size(), 12u);
+  EXPECT_NE(series[0].find("\"node-15\""), std::string::npos) << "the highest peak first";
+  EXPECT_NE(r.markdown.find("the 12 with the highest peak are drawn"), std::string::npos);
+}
+
+TEST(ReportPlots, TimeToRunningLegendOutsideAndTimeInAFittingUnit) {
+  ReportInputs in;
+  TracedRun a{"a.jsonl", "s", "legacy", 1, {{"x", 100.0}, {"y", std::nullopt}}};
+  TracedRun b{"b.jsonl", "s", "fixed", 1, {{"x", 1200.0}, {"y", 1500.0}}};
+  in.runs = {a, b};
+  const ReportFiles r = build_report(in, {});
+  const std::string& gp = file_of(r, "time-to-running.gp");
+  EXPECT_NE(gp.find("set key tmargin"), std::string::npos);
+  EXPECT_NE(gp.find("set xlabel \"min since"), std::string::npos) << gp;
+  EXPECT_EQ(series_of(gp).size(), 2u);
+  const auto x = first_column(file_of(r, "time-to-running-fixed.dat"));
+  ASSERT_EQ(x.size(), 4u);
+  EXPECT_EQ(x[1], 20) << "1200 s in minutes";
+}
+
+std::string policies_csv() {
+  // ttr_p50_s empty for legacy; const the same everywhere.
+  return "policies,seed,ttr_p50_s,ttr_p95_s,const,never\n"
+         "legacy,1,,10800,7,\nlegacy,2,,11000,7,\nfixed,1,200,11100,7,\nfixed,2,300,11150,7,\n";
+}
+
+TEST(ReportPlots, CategoriesArePointsWithBarsNotLines) {
+  ReportInputs in;
+  in.sweeps.push_back(read_sweep_csv(temp_file("by-policy.csv", policies_csv())));
+  const ReportFiles r = build_report(in, {});
+  ASSERT_EQ(r.scripts, (std::vector<std::string>{"sweep-by-policy-policies-ttr_p50_s", "sweep-by-policy-policies-ttr_p95_s"}));
+  const std::string& gp = file_of(r, "sweep-by-policy-policies-ttr_p95_s.gp");
+  const auto series = series_of(gp);
+  ASSERT_EQ(series.size(), 1u);
+  EXPECT_NE(series[0].find("with yerrorbars"), std::string::npos) << series[0];
+  EXPECT_EQ(gp.find("lines"), std::string::npos) << "no line joins two categories: " << gp;
+  EXPECT_NE(gp.find("set xtics (\"legacy\" 0, \"fixed\" 1)"), std::string::npos) << gp;
+  const auto [lo, hi] = yrange_of(gp);
+  EXPECT_EQ(lo, 0) << "times from 0";
+  EXPECT_GT(hi, 11150);
+  // The mean and its spread over the seeds.
+  EXPECT_NE(file_of(r, "sweep-by-policy-policies-ttr_p95_s-0.dat").find("0.000 10900.000000 10800.000000 11000.000000 2 \"legacy\""),
+            std::string::npos)
+      << file_of(r, "sweep-by-policy-policies-ttr_p95_s-0.dat");
+  // What is not drawn, and why.
+  const std::string& md = r.markdown;
+  EXPECT_NE(md.find("- the same in every run, so not drawn: `const` = 7"), std::string::npos) << md;
+  EXPECT_NE(md.find("- no number in any row (not measured, or not applicable): `never`"), std::string::npos) << md;
+  EXPECT_NE(md.find("- `ttr_p50_s` is empty (not measured) in 2 of 4 rows: policies=legacy (2)"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("Empty in every row, so not drawn, for policies = legacy."), std::string::npos) << md;
+  EXPECT_NE(md.find("| legacy | empty |"), std::string::npos) << md;
+  EXPECT_NE(file_of(r, "sweep-by-policy-policies-ttr_p50_s.gp")
+                .find("set xtics (\"legacy (empty: not measured)\" 0, \"fixed\" 1)"),
+            std::string::npos)
+      << "the axis says which category has no value";
+  EXPECT_NE(md.find("Over `policies` the mean changes by at most 2.0 % of its largest value (from 10900.0 to 11125.0)."),
+            std::string::npos)
+      << md;
+}
+
+TEST(ReportPlots, NumericParametersOnANumericAxisWithAnSloLine) {
+  ReportInputs in;
+  in.sweeps.push_back(read_sweep_csv(temp_file("by-workers.csv",
+                                               "cluster.max_workers,policies,seed,apps_running\n"
+                                               "16,legacy,1,8\n16,fixed,1,12\n2,legacy,1,2\n2,fixed,1,8\n"
+                                               "4,legacy,1,4\n4,fixed,1,11\n")));
+  ReportOptions opt;
+  opt.slo["apps_running"] = 12;
+  const ReportFiles r = build_report(in, opt);
+  const std::string& gp = file_of(r, "sweep-by-workers-cluster-max_workers-apps_running.gp");
+  const auto series = series_of(gp);
+  ASSERT_EQ(series.size(), 3u) << "legacy, fixed and the SLO: " << gp;
+  EXPECT_NE(series[0].find("with yerrorlines"), std::string::npos) << series[0];
+  EXPECT_NE(series[0].find("\"policies=legacy\""), std::string::npos) << series[0];
+  EXPECT_NE(series[2].find("12.000000 with lines dt 3"), std::string::npos) << series[2];
+  EXPECT_NE(series[2].find("\"SLO: apps_running = 12"), std::string::npos) << series[2];
+  EXPECT_EQ(gp.find("xtics ("), std::string::npos) << "numbers need no category labels";
+  EXPECT_NE(gp.find("set xrange [1.300000:16.700000]"), std::string::npos) << gp;
+  EXPECT_EQ(first_column(file_of(r, "sweep-by-workers-cluster-max_workers-apps_running-1.dat")),
+            (std::vector<double>{2, 4, 16}))
+      << "x is the value itself, in numeric order";
+  EXPECT_GT(yrange_of(gp).second, 12);
+  EXPECT_NE(r.markdown.find("Over `cluster.max_workers` the mean changes by at most 75.0 % of its largest value "
+                            "within a series (from 2 to 8)."),
+            std::string::npos)
+      << "legacy 2 to 8 moves most: " << r.markdown;
+  // The policies plot shares the metric's y range.
+  EXPECT_EQ(yrange_of(file_of(r, "sweep-by-workers-policies-apps_running.gp")), yrange_of(gp));
+}
+
+TEST(ReportPlots, SeedsAloneGiveMeanIntervalAndDistribution) {
+  std::string csv = "seed,ttr_p95_s,flat\n";
+  for (int s = 1; s <= 20; ++s) csv += std::to_string(s) + "," + std::to_string(100 + 10 * s) + ",3\n";
+  ReportInputs in;
+  in.sweeps.push_back(read_sweep_csv(temp_file("seeds.csv", csv)));
+  ReportOptions opt;
+  opt.slo["ttr_p95_s"] = 250;
+  const ReportFiles r = build_report(in, opt);
+  ASSERT_EQ(r.scripts, std::vector<std::string>{"sweep-seeds-ttr_p95_s-cdf"});
+  const std::string& md = r.markdown;
+  EXPECT_NE(md.find("parameters: none (a sweep over seeds alone)"), std::string::npos) << md;
+  // mean 205, sd 59.16, t(19) 2.093: +-27.7; p5 110, p50 200, p95 290
+  EXPECT_NE(md.find("| ttr_p95_s | 20 | 205.0 | 177.3 to 232.7 | 110.0 | 200.0 | 290.0 | 110.0 | 300.0 |"),
+            std::string::npos)
+      << md;
+  const std::string& gp = file_of(r, "sweep-seeds-ttr_p95_s-cdf.gp");
+  EXPECT_NE(gp.find("with steps"), std::string::npos);
+  EXPECT_NE(gp.find("set arrow from 250.000000, graph 0 to 250.000000, graph 1"), std::string::npos) << gp;
+  EXPECT_EQ(first_column(file_of(r, "sweep-seeds-ttr_p95_s-cdf.dat")).size(), 21u) << "a start at 0 and 20 runs";
+  EXPECT_NE(gp.find("set xrange [100.500000:309.500000]"), std::string::npos) << "110 to 300, 5 % on each side: " << gp;
+}
+
+TEST(ReportPlots, AMetricNoSweepHasIsAnError) {
+  ReportInputs in;
+  in.sweeps.push_back(read_sweep_csv(temp_file("m.csv", policies_csv())));
+  ReportOptions opt;
+  opt.metrics = {"ttr_p99_s"};
+  try {
+    build_report(in, opt);
+    FAIL() << "an unknown metric was drawn";
+  } catch (const ReportInputError& e) {
+    EXPECT_NE(std::string(e.what()).find("m.csv: --metric ttr_p99_s: expected a column after 'seed'"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// The run summary's GPU use line reads as the CSV does: a fraction of a GPU
+// of fragmentation is not printed as 0 beside a non-zero share.
+TEST(Summary, FragmentationKeepsAFractionOfAGpu) {
+  const auto line = [](double frag, double share) {
+    RunResult r;
+    r.metrics.utilisation_samples = 100;
+    r.metrics.gpu_fragmentation = frag;
+    r.metrics.gpu_fragmentation_share = share;
+    std::ostringstream out;
+    print_summary(r, out);
+    const std::string s = out.str();
+    const auto at = s.find("fragmentation ");
+    return at == std::string::npos ? s : s.substr(at, s.find('\n', at) - at);
+  };
+  EXPECT_EQ(line(0.044, 0.022), "fragmentation 0.044 GPUs (2.2% of the GPUs)");
+  EXPECT_EQ(line(0.04449, 0.0222), "fragmentation 0.0445 GPUs (2.2% of the GPUs)") << "three significant digits";
+  EXPECT_EQ(line(582.43, 0.094), "fragmentation 582.4 GPUs (9.4% of the GPUs)");
+  EXPECT_EQ(line(2.567, 0.3), "fragmentation 2.57 GPUs (30% of the GPUs)");
+  EXPECT_EQ(line(0, 0), "fragmentation 0 GPUs (0% of the GPUs)");
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // count or on how the grid is sliced.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
 #include <set>
 
 #include "runner/sweep.hpp"
@@ -243,4 +245,41 @@ TEST(SweepGrid, TooManyRunsRefusedBeforeAnyRuns) {
             "--set/--seeds: the grid has more than 1000000 runs; split it into several sweeps");
   const SweepGrid ok = grid_of({"cluster.max_workers=1,2,3,4,5,6,7,8,9,10", "policies=legacy,fixed"}, "1..50000");
   EXPECT_EQ(expand_scenarios(Json::parse(kBase), "base.json", ok).size(), 20u) << "exactly the limit";
+}
+
+// docs/sweeps.md's column table is the CSV's column list: a column the sweep
+// writes without a row there, or a row for a column it does not write, fails.
+TEST(SweepDocs, EveryCsvColumnIsInTheTable) {
+  SweepGrid g;
+  g.seeds = {1};
+  std::string header = sweep_csv_header(g);
+  ASSERT_EQ(header.back(), '\n');
+  header.pop_back();
+  std::vector<std::string> columns;
+  for (std::size_t at = 0;;) {
+    const auto comma = header.find(',', at);
+    columns.push_back(header.substr(at, comma - at));
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  ASSERT_GT(columns.size(), 30u);
+  const std::string doc = std::string(VRAMSIM_SOURCE_DIR) + "/docs/sweeps.md";
+  std::ifstream in(doc);
+  ASSERT_TRUE(in) << doc;
+  std::set<std::string> documented;
+  bool in_table = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("## ", 0) == 0) in_table = line == "## CSV columns";
+    if (!in_table || line.rfind("| `", 0) != 0) continue;
+    const std::string cell = line.substr(2, line.find(" |", 2) - 2);  // the first cell: `a`, `b`
+    for (std::size_t at = 0; (at = cell.find('`', at)) != std::string::npos;) {
+      const auto close = cell.find('`', at + 1);
+      documented.insert(cell.substr(at + 1, close - at - 1));
+      at = close + 1;
+    }
+  }
+  for (const auto& c : columns) EXPECT_TRUE(documented.count(c)) << doc << ": no row for the CSV column " << c;
+  for (const auto& d : documented)
+    EXPECT_NE(std::find(columns.begin(), columns.end(), d), columns.end())
+        << doc << ": a row for " << d << ", which the sweep does not write";
 }
