@@ -389,6 +389,13 @@ ProcessRunner::~ProcessRunner() {
 
 std::size_t ProcessRunner::in_flight() const { return registry_->live.size(); }
 
+void ProcessRunner::check_exits() {
+  // A copy: a child that finishes leaves the registry.
+  const std::vector<std::shared_ptr<Child>> children(registry_->live.begin(), registry_->live.end());
+  for (const auto& c : children)
+    if (!c->finished && !c->abandoned && !c->exited) c->check_exit();
+}
+
 void ProcessRunner::run(CommandSpec spec, std::function<void(CommandResult)> done) {
   auto child = std::make_shared<Child>(io_);
   child->done = std::move(done);

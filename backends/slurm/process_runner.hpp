@@ -113,6 +113,10 @@ class ProcessRunner {
   // inside run() itself (a spawn failure is posted too).
   void run(CommandSpec spec, std::function<void(CommandResult)> done);
   std::size_t in_flight() const;
+  // Checks every child for its exit now rather than at its next poll: for an
+  // owner that watches SIGCHLD itself (the agent), so that an exit is seen
+  // at once.
+  void check_exits();
 
   struct Child;
   struct Registry;

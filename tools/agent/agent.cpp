@@ -51,6 +51,7 @@ struct Agent::Impl : std::enable_shared_from_this<Impl> {
 
   void start() {
     auto self = shared_from_this();
+    replicas.on_sigchld = [this] { memory.child_exited(); };
     replicas.watch([this](const Json& m) { head.send(m); }, [this] { finish(); }, self);
     term_signals.async_wait([self](const boost::system::error_code& ec, int sig) {
       if (ec) return;

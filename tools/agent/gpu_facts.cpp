@@ -88,6 +88,10 @@ void MemoryUsage::query(std::chrono::milliseconds timeout, std::function<void()>
   });
 }
 
+void MemoryUsage::child_exited() {
+  if (runner_) runner_->check_exits();
+}
+
 void MemoryUsage::stop() {
   runner_.reset();  // kills and reaps a query in flight
   querying_ = false;

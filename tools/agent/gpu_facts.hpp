@@ -47,6 +47,8 @@ class MemoryUsage {
   const std::vector<slurm::DeviceUsage>& last() const { return last_; }
   // Kills a running query (its `done` is not called) and starts no more.
   void stop();
+  // On SIGCHLD: sees a query's exit at once, not at the runner's next poll.
+  void child_exited();
 
  private:
   std::string nvidia_smi_;

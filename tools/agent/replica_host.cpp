@@ -70,6 +70,7 @@ void ReplicaHost::wait_children() {
   child_signals_.async_wait([this, keep = owner_.lock()](const boost::system::error_code& ec, int) {
     if (ec) return;
     reap();
+    if (on_sigchld && !closed_) on_sigchld();
     if (!closed_) wait_children();
   });
 }

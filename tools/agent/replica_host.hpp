@@ -47,6 +47,9 @@ class ReplicaHost {
   bool stop_all();
   // Forgets every replica and stops reaping.
   void close();
+  // Runs on every SIGCHLD after the replicas are reaped, for the agent's
+  // other children (the memory query).
+  std::function<void()> on_sigchld;
 
  private:
   struct Replica;
