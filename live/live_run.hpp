@@ -58,10 +58,7 @@ class LiveOptionError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-// Empty when `id` can be a run id (1 to 64 of A-Z a-z 0-9 . _ -, not
-// starting with '-' or '.'), else what is wrong with it: it is the jobs'
-// --comment, a folder name and a word of the worker script.
-std::string run_id_problem(const std::string& id);
+// A run id is checked by slurm::run_id_problem (backends/slurm/ids.hpp).
 // Empty when `path` can go into the worker script (A-Z a-z 0-9 and
 // / . _ - + = , @ :), else what is wrong with it.
 std::string script_path_problem(const std::string& path);

@@ -1,5 +1,7 @@
 #include "backends/slurm/job_journal.hpp"
 
+#include "backends/slurm/ids.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -15,13 +17,6 @@ namespace {
 
 std::string errno_text() { return std::strerror(errno); }
 
-bool valid_id(const std::string& id) {
-  if (id.empty()) return false;
-  for (unsigned char c : id)
-    if (c <= ' ' || c == 0x7f) return false;
-  return true;
-}
-
 }  // namespace
 
 JobJournal::JobJournal(std::string path) : path_(std::move(path)) {
@@ -36,7 +31,7 @@ JobJournal::~JobJournal() {
 void JobJournal::record(const std::string& run_id, const std::string& job_id) {
   if (!valid_id(run_id) || !valid_id(job_id))
     throw std::invalid_argument("job journal " + path_ + ": run id \"" + run_id + "\" and job id \"" + job_id +
-                                "\" must be non-empty and free of whitespace");
+                                "\": " + id_problem(valid_id(run_id) ? job_id : run_id));
   const std::string line = run_id + "\t" + job_id + "\n";
   std::size_t done = 0;
   while (done < line.size()) {

@@ -3,8 +3,8 @@
 // as soon as sbatch returns its id, so that `vramsim live --cleanup` can find
 // the jobs of a head that died. Format (docs/live-slurm.md):
 //   <run_id> TAB <job_id> LF
-// Run and job ids contain no whitespace. The file is only appended to; one
-// journal may hold several runs.
+// Run and job ids are ids (backends/slurm/ids.hpp), so hold no whitespace.
+// The file is only appended to; one journal may hold several runs.
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,8 +21,8 @@ class JobJournal {
   JobJournal& operator=(const JobJournal&) = delete;
 
   // Writes one line and fsyncs it; throws std::runtime_error on any write or
-  // fsync failure, std::invalid_argument on an id that is empty or holds
-  // whitespace.
+  // fsync failure, std::invalid_argument on a run or job id that is not an
+  // id (ids.hpp).
   void record(const std::string& run_id, const std::string& job_id);
   const std::string& path() const { return path_; }
 

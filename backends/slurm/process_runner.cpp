@@ -2,7 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -64,16 +64,20 @@ std::string resolve(const std::string& program, const std::string& path) {
   return "";
 }
 
-std::vector<std::string> child_environment(const std::vector<std::pair<std::string, std::string>>& extra) {
+std::vector<std::string> child_environment(const SpawnSpec& spec) {
+  auto dropped = [&](const std::string& key) {
+    for (const auto& [k, v] : spec.env)
+      if (k == key) return true;
+    for (const auto& u : spec.unset_env)
+      if (u == key) return true;
+    return false;
+  };
   std::vector<std::string> env;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     const std::string entry(*e);
-    const std::string key = entry.substr(0, entry.find('='));
-    bool replaced = false;
-    for (const auto& [k, v] : extra) replaced = replaced || k == key;
-    if (!replaced) env.push_back(entry);
+    if (!dropped(entry.substr(0, entry.find('=')))) env.push_back(entry);
   }
-  for (const auto& [k, v] : extra) env.push_back(k + "=" + v);
+  for (const auto& [k, v] : spec.env) env.push_back(k + "=" + v);
   return env;
 }
 
@@ -82,7 +86,151 @@ void close_fd(int& fd) {
   fd = -1;
 }
 
+// Our end and the child's end of one standard stream; -1 where there is none.
+struct StreamEnds {
+  int ours = -1, theirs = -1;
+};
+
+// Creates the descriptors for one stream; false with errno set on failure.
+bool open_stream(SpawnSpec::Stream kind, bool child_reads, StreamEnds& e) {
+  int fds[2] = {-1, -1};
+  switch (kind) {
+    case SpawnSpec::Stream::Null:
+      e.theirs = ::open("/dev/null", (child_reads ? O_RDONLY : O_WRONLY) | O_CLOEXEC);
+      return e.theirs >= 0;
+    case SpawnSpec::Stream::Inherit:
+      return true;
+    case SpawnSpec::Stream::Socket:
+      if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return false;
+      e.ours = fds[0];
+      e.theirs = fds[1];
+      return true;
+    case SpawnSpec::Stream::Pipe:
+      if (::pipe2(fds, O_CLOEXEC) != 0) return false;
+      e.ours = child_reads ? fds[1] : fds[0];
+      e.theirs = child_reads ? fds[0] : fds[1];
+      return true;
+  }
+  return false;
+}
+
+// In the child, between fork and exec: async-signal-safe calls only. Writes
+// the errno of what failed to `report` and exits.
+[[noreturn]] void exec_child(const SpawnSpec& spec, pid_t parent, const StreamEnds (&ends)[3], int report,
+                             const char* exe, char* const* argv, char* const* envp) {
+  auto fail = [report] {
+    const int e = errno;
+    [[maybe_unused]] ssize_t n = ::write(report, &e, sizeof e);
+    ::_exit(127);
+  };
+  if (spec.own_process_group && ::setpgid(0, 0) != 0) fail();
+  if (spec.parent_death_signal != 0) {
+    if (::prctl(PR_SET_PDEATHSIG, spec.parent_death_signal) != 0) fail();
+    if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took hold
+  }
+  for (int fd = 0; fd < 3; ++fd) {
+    const int from = ends[fd].theirs;
+    if (from < 0) continue;  // inherited
+    if (from == fd) {
+      if (::fcntl(fd, F_SETFD, 0) != 0) fail();
+    } else if (::dup2(from, fd) < 0) {
+      fail();
+    }
+  }
+  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD, SIGALRM, SIGUSR1, SIGUSR2})
+    ::signal(sig, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::execve(exe, argv, envp);
+  fail();
+  ::_exit(127);
+}
+
 }  // namespace
+
+SpawnedChild spawn_process(const SpawnSpec& spec) {
+  SpawnedChild c;
+  if (spec.argv.empty()) {
+    c.error = "empty command";
+    return c;
+  }
+  const std::vector<std::string> env = child_environment(spec);
+  std::string path;
+  for (const auto& e : env)
+    if (e.rfind("PATH=", 0) == 0) path = e.substr(5);
+  const std::string exe = resolve(spec.argv.front(), path);
+  if (exe.empty()) {
+    c.error = spec.argv.front().find('/') != std::string::npos ? "not an executable file" : "not found on PATH";
+    return c;
+  }
+  // Everything the child needs is ready before the fork.
+  std::vector<char*> argv_c, env_c;
+  for (const auto& a : spec.argv) argv_c.push_back(const_cast<char*>(a.c_str()));
+  argv_c.push_back(nullptr);
+  for (const auto& e : env) env_c.push_back(const_cast<char*>(e.c_str()));
+  env_c.push_back(nullptr);
+
+  StreamEnds ends[3];
+  int report[2] = {-1, -1};
+  auto close_all = [&] {
+    for (auto& e : ends) {
+      close_fd(e.ours);
+      close_fd(e.theirs);
+    }
+    close_fd(report[0]);
+    close_fd(report[1]);
+  };
+  if (!open_stream(spec.in, true, ends[0]) || !open_stream(spec.out, false, ends[1]) ||
+      !open_stream(spec.err, false, ends[2]) || ::pipe2(report, O_CLOEXEC) != 0) {
+    const int e = errno;
+    close_all();
+    c.error = "could not create pipes: " + errno_text(e);
+    return c;
+  }
+  // Signals stay blocked across the fork, so that none runs one of our
+  // handlers in the child before its dispositions are reset.
+  sigset_t all, old;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) exec_child(spec, parent, ends, report[1], exe.c_str(), argv_c.data(), env_c.data());
+  const int fork_errno = errno;
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  close_fd(report[1]);
+  for (auto& e : ends) close_fd(e.theirs);
+  if (pid < 0) {
+    close_all();
+    c.error = exe + ": " + errno_text(fork_errno);
+    return c;
+  }
+  // The report pipe closes on exec; an errno on it means the exec failed.
+  int child_errno = 0;
+  ssize_t n = 0;
+  do n = ::read(report[0], &child_errno, sizeof child_errno);
+  while (n < 0 && errno == EINTR);
+  close_fd(report[0]);
+  if (n > 0) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    close_all();
+    c.error = exe + ": " + errno_text(child_errno);
+    return c;
+  }
+  c.pid = pid;
+  c.in = ends[0].ours;
+  c.out = ends[1].ours;
+  c.err = ends[2].ours;
+  return c;
+}
+
+void kill_child(pid_t pid, bool its_group) {
+  if (pid <= 0) return;
+  if (its_group) ::kill(-pid, SIGKILL);
+  ::kill(pid, SIGKILL);  // also when it left its group
+}
 
 std::string CommandResult::describe() const {
   const std::string who = (program.empty() ? std::string("command") : program) + ": ";
@@ -210,8 +358,7 @@ struct ProcessRunner::Child : std::enable_shared_from_this<Child> {
   void on_deadline() {
     if (exited) return;
     result.timed_out = true;
-    ::kill(-pid, SIGKILL);  // the child leads its own process group
-    ::kill(pid, SIGKILL);   // in case it left that group
+    kill_child(pid, true);  // the child leads its own process group
     // Whatever the group wrote so far is kept; nothing more is waited for.
     close_streams();
     poll_interval = milliseconds{1};
@@ -226,7 +373,7 @@ ProcessRunner::~ProcessRunner() {
   for (const auto& c : registry_->live) {
     c->abandoned = true;
     if (!c->exited) {
-      ::kill(-c->pid, SIGKILL);
+      kill_child(c->pid, true);
       int status = 0;
       while (::waitpid(c->pid, &status, 0) < 0 && errno == EINTR) {
       }
@@ -241,6 +388,13 @@ ProcessRunner::~ProcessRunner() {
 }
 
 std::size_t ProcessRunner::in_flight() const { return registry_->live.size(); }
+
+void ProcessRunner::check_exits() {
+  // A copy: a child that finishes leaves the registry.
+  const std::vector<std::shared_ptr<Child>> children(registry_->live.begin(), registry_->live.end());
+  for (const auto& c : children)
+    if (!c->finished && !c->abandoned && !c->exited) c->check_exit();
+}
 
 void ProcessRunner::run(CommandSpec spec, std::function<void(CommandResult)> done) {
   auto child = std::make_shared<Child>(io_);
@@ -257,69 +411,19 @@ void ProcessRunner::run(CommandSpec spec, std::function<void(CommandResult)> don
       cb(std::move(child->result));
     });
   };
-  if (spec.argv.empty()) return fail("empty command");
+  SpawnSpec how;
+  how.argv = spec.argv;
+  how.env = spec.env;
+  how.in = SpawnSpec::Stream::Socket;
+  how.parent_death_signal = spec.parent_death_signal;
+  SpawnedChild started = spawn_process(how);
+  if (started.pid < 0) return fail(std::move(started.error));
 
-  const std::vector<std::string> env = child_environment(spec.env);
-  std::string path;
-  for (const auto& e : env)
-    if (e.rfind("PATH=", 0) == 0) path = e.substr(5);
-  const std::string exe = resolve(spec.argv.front(), path);
-  if (exe.empty())
-    return fail(spec.argv.front().find('/') != std::string::npos ? "not an executable file"
-                                                                : "not found on PATH");
-
-  int in_sv[2] = {-1, -1}, out_p[2] = {-1, -1}, err_p[2] = {-1, -1};
-  auto close_all = [&] {
-    for (int* fd : {&in_sv[0], &in_sv[1], &out_p[0], &out_p[1], &err_p[0], &err_p[1]}) close_fd(*fd);
-  };
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in_sv) != 0 || ::pipe2(out_p, O_CLOEXEC) != 0 ||
-      ::pipe2(err_p, O_CLOEXEC) != 0) {
-    const int e = errno;
-    close_all();
-    return fail("could not create pipes: " + errno_text(e));
-  }
-
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawnattr_init(&attr);
-  posix_spawn_file_actions_adddup2(&fa, in_sv[1], 0);
-  posix_spawn_file_actions_adddup2(&fa, out_p[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, err_p[1], 2);
-  // Own process group (a timeout kills all of it), no blocked signals, and
-  // default dispositions for the signals a loop or a server may have set.
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD, SIGALRM, SIGUSR1, SIGUSR2})
-    sigaddset(&defaults, s);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-
-  std::vector<char*> argv_c, env_c;
-  for (const auto& a : spec.argv) argv_c.push_back(const_cast<char*>(a.c_str()));
-  argv_c.push_back(nullptr);
-  for (const auto& e : env) env_c.push_back(const_cast<char*>(e.c_str()));
-  env_c.push_back(nullptr);
-
-  pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, exe.c_str(), &fa, &attr, argv_c.data(), env_c.data());
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  close_fd(in_sv[1]);
-  close_fd(out_p[1]);
-  close_fd(err_p[1]);
-  if (rc != 0) {
-    close_all();
-    return fail(exe + ": " + errno_text(rc));
-  }
-
+  const pid_t pid = started.pid;
   child->pid = pid;
-  child->in.assign(asio::local::stream_protocol(), in_sv[0]);
-  child->out.assign(out_p[0]);
-  child->err.assign(err_p[0]);
+  child->in.assign(asio::local::stream_protocol(), started.in);
+  child->out.assign(started.out);
+  child->err.assign(started.err);
   child->stdin_data = std::move(spec.stdin_data);
   registry_->live.insert(child);
 

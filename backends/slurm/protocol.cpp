@@ -179,13 +179,6 @@ std::string read_secret_file(const std::string& path) {
 
 // ---- messages --------------------------------------------------------------
 
-bool valid_id(std::string_view id) {
-  if (id.empty() || id.size() > 128) return false;
-  for (char c : id)
-    if (c < '!' || c > '~') return false;
-  return true;
-}
-
 Parsed<Json> parse_line(std::string_view line) {
   Parsed<Json> p;
   p.value = Json::parse(line.begin(), line.end(), nullptr, false);

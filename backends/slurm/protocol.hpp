@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "backends/slurm/ids.hpp"
 #include "engine/trace.hpp"  // Json
 
 namespace vramsim::slurm {
@@ -171,9 +172,5 @@ Json to_message(const CallResult& m);
 Json to_message(const Goodbye& m);
 Json to_message(const ErrorMessage& m);
 Json drain_message();
-
-// Ids (job ids, run ids, app and replica names such as "probe#0"): 1..128
-// printable ASCII characters without spaces, so a log line stays one line.
-bool valid_id(std::string_view id);
 
 }  // namespace vramsim::slurm

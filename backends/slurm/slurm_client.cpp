@@ -153,13 +153,14 @@ SlurmClient::SlurmClient(asio::io_context& io, ProcessRunner& runner, SlurmClien
   cfg_.attempts = std::max(cfg_.attempts, 1);
 }
 
-void SlurmClient::run_with_retry(std::vector<std::string> argv, std::string stdin_data,
-                                 std::function<void(CommandResult, std::string)> done) {
+void SlurmClient::run_with_retry(std::vector<std::string> argv, std::string stdin_data, BeforeRetry before_retry,
+                                 std::function<void(Attempted)> done) {
   struct State {
     CommandSpec spec;
     int attempt_count = 0;
     std::chrono::milliseconds backoff;
-    std::function<void(CommandResult, std::string)> done;
+    BeforeRetry before_retry;
+    std::function<void(Attempted)> done;
     std::unique_ptr<asio::steady_timer> timer;
     std::function<void()> attempt;  // holds the state only weakly: no cycle
   };
@@ -169,37 +170,49 @@ void SlurmClient::run_with_retry(std::vector<std::string> argv, std::string stdi
   st->spec.timeout = cfg_.timeout;
   st->spec.env = cfg_.env;
   st->backoff = cfg_.backoff;
+  st->before_retry = std::move(before_retry);
   st->done = std::move(done);
   st->timer = std::make_unique<asio::steady_timer>(io_);
 
   const int attempts = cfg_.attempts;
-  // A retry fires from a timer; the token keeps it from reaching a client
-  // (and its runner) that is gone by then. Handlers in flight hold the state
-  // strongly, the state holds its attempt function, and that function holds
-  // the state weakly, so a loop stopped mid-command frees everything.
+  // A retry fires from a timer, a verdict from another command's callback;
+  // the token keeps either from reaching a client (and its runner) that is
+  // gone by then, and a result that arrives after the client is gone is
+  // dropped with its callback. Handlers in flight hold the state strongly,
+  // the state holds its attempt function, and that function holds the state
+  // weakly, so a loop stopped mid-command frees everything.
   std::weak_ptr<bool> alive = alive_;
   ProcessRunner* runner = &runner_;
   st->attempt = [runner, alive, weak = std::weak_ptr<State>(st), attempts] {
     auto st = weak.lock();
     if (!st || alive.expired()) return;
     ++st->attempt_count;
-    runner->run(st->spec, [st, attempts](CommandResult r) {
-      if (r.ok()) {
-        st->done(std::move(r), "");
-        return;
+    runner->run(st->spec, [st, alive, attempts](CommandResult r) {
+      if (alive.expired()) return;
+      if (r.ok()) return st->done(Attempted{std::move(r), "", std::nullopt});
+      if (!is_transient(r)) {
+        std::string error = r.describe();
+        return st->done(Attempted{std::move(r), std::move(error), std::nullopt});
       }
-      if (is_transient(r) && st->attempt_count < attempts) {
-        st->timer->expires_after(st->backoff);
-        st->backoff *= 2;
-        st->timer->async_wait([st](const boost::system::error_code& ec) {
-          if (!ec && st->attempt) st->attempt();
-        });
-        return;
-      }
-      std::string error = r.describe();
-      if (is_transient(r))
-        error = "slurm controller unreachable: " + error + " (" + std::to_string(st->attempt_count) + " attempts)";
-      st->done(std::move(r), std::move(error));
+      auto result = std::make_shared<CommandResult>(std::move(r));
+      auto decide = [st, alive, attempts, result](RetryVerdict v) {
+        if (alive.expired()) return;
+        if (v.found) return st->done(Attempted{std::move(*result), "", std::move(v.found)});
+        if (!v.error.empty()) return st->done(Attempted{std::move(*result), std::move(v.error), std::nullopt});
+        if (st->attempt_count < attempts) {
+          st->timer->expires_after(st->backoff);
+          st->backoff *= 2;
+          st->timer->async_wait([st](const boost::system::error_code& ec) {
+            if (!ec && st->attempt) st->attempt();
+          });
+          return;
+        }
+        std::string error = "slurm controller unreachable: " + result->describe() + " (" +
+                            std::to_string(st->attempt_count) + " attempts)";
+        st->done(Attempted{std::move(*result), std::move(error), std::nullopt});
+      };
+      if (st->before_retry) return st->before_retry(*result, std::move(decide));
+      decide({});
     });
   };
   st->attempt();
@@ -210,67 +223,39 @@ void SlurmClient::run_with_retry(std::vector<std::string> argv, std::string stdi
 // it by its comment, which the caller makes unique per submission. A job
 // found is the answer; none found, the next attempt; no answer from squeue
 // either, the submission fails rather than risk a second job.
-struct SlurmClient::SubmitState {
-  CommandSpec spec;
-  std::string comment;
-  int attempt_count = 0;
-  std::chrono::milliseconds backoff;
-  std::function<void(std::optional<std::string>, std::string)> done;
-  std::unique_ptr<asio::steady_timer> timer;
-};
-
 void SlurmClient::submit(const std::string& script, const std::string& comment,
                          std::function<void(std::optional<std::string>, std::string)> done) {
-  auto st = std::make_shared<SubmitState>();
-  st->spec.argv = {cfg_.sbatch, "--parsable", "--comment=" + comment};
-  st->spec.stdin_data = script;
-  st->spec.timeout = cfg_.timeout;
-  st->spec.env = cfg_.env;
-  st->comment = comment;
-  st->backoff = cfg_.backoff;
-  st->done = std::move(done);
-  st->timer = std::make_unique<asio::steady_timer>(io_);
-  submit_attempt(st);
-}
-
-void SlurmClient::submit_attempt(const std::shared_ptr<SubmitState>& st) {
-  ++st->attempt_count;
-  std::weak_ptr<bool> alive = alive_;
-  runner_.run(st->spec, [this, alive, st](CommandResult r) {
-    if (alive.expired()) return;
-    if (r.ok()) {
-      auto id = parse_sbatch_output(r.out);
-      if (!id) return st->done(std::nullopt, r.program + ": expected a job id, got \"" + first_line(r.out) + "\"");
-      return st->done(std::move(id), "");
-    }
-    if (!is_transient(r)) return st->done(std::nullopt, r.describe());
-    const std::string failure = r.describe();
-    list([this, alive, st, failure](std::optional<std::vector<SqueueJob>> jobs, std::string error) {
-      if (alive.expired()) return;
+  BeforeRetry look_for_the_job = [this, comment](const CommandResult& failed, std::function<void(RetryVerdict)> decide) {
+    const std::string failure = failed.describe();
+    list([comment, failure, decide = std::move(decide)](std::optional<std::vector<SqueueJob>> jobs, std::string error) {
       if (!jobs)
-        return st->done(std::nullopt, "slurm controller unreachable: " + failure + "; squeue could not tell whether " +
-                                          "the job was queued (" + error + "), so it was not sent again: look for " +
-                                          "--comment=" + st->comment);
+        return decide({std::nullopt, "slurm controller unreachable: " + failure + "; squeue could not tell whether " +
+                                         "the job was queued (" + error + "), so it was not sent again: look for " +
+                                         "--comment=" + comment});
       for (const auto& j : *jobs)
-        if (j.comment == st->comment) return st->done(j.id.substr(0, j.id.find('_')), "");  // "123_[1-4]": 123
-      if (st->attempt_count >= cfg_.attempts)
-        return st->done(std::nullopt, "slurm controller unreachable: " + failure + " (" +
-                                          std::to_string(st->attempt_count) + " attempts)");
-      st->timer->expires_after(st->backoff);
-      st->backoff *= 2;
-      st->timer->async_wait([this, alive, st](const boost::system::error_code& ec) {
-        if (!ec && !alive.expired()) submit_attempt(st);
-      });
+        if (j.comment == comment) return decide({j.id.substr(0, j.id.find('_')), ""});  // "123_[1-4]": 123
+      decide({});
     });
-  });
+  };
+  run_with_retry({cfg_.sbatch, "--parsable", "--comment=" + comment}, script, std::move(look_for_the_job),
+                 [done = std::move(done)](Attempted a) {
+                   if (a.found) return done(std::move(a.found), "");
+                   if (!a.error.empty()) return done(std::nullopt, std::move(a.error));
+                   auto id = parse_sbatch_output(a.result.out);
+                   if (!id)
+                     return done(std::nullopt,
+                                 a.result.program + ": expected a job id, got \"" + first_line(a.result.out) + "\"");
+                   done(std::move(id), "");
+                 });
 }
 
 void SlurmClient::list(std::function<void(std::optional<std::vector<SqueueJob>>, std::string)> done) {
   run_with_retry({cfg_.squeue, "--me", "--noheader", std::string("--states=") + kSqueueStates,
                   std::string("--format=") + kSqueueFormat},
-                 "",
-                 [done = std::move(done)](CommandResult r, std::string error) {
-                   if (!error.empty()) return done(std::nullopt, std::move(error));
+                 "", nullptr,
+                 [done = std::move(done)](Attempted a) {
+                   if (!a.error.empty()) return done(std::nullopt, std::move(a.error));
+                   const CommandResult& r = a.result;
                    if (r.out_truncated) return done(std::nullopt, r.program + ": output over 1 MiB");
                    std::string perr;
                    auto jobs = parse_squeue_output(r.out, perr);
@@ -286,9 +271,10 @@ void SlurmClient::cancel(const std::vector<std::string>& ids, std::function<void
   }
   std::vector<std::string> argv{cfg_.scancel};
   argv.insert(argv.end(), ids.begin(), ids.end());
-  run_with_retry(std::move(argv), "", [done = std::move(done)](CommandResult r, std::string error) {
-    if (!error.empty() && !(r.spawn_error.empty() && !r.timed_out && only_gone_jobs(r.err)))
-      return done(false, std::move(error));
+  run_with_retry(std::move(argv), "", nullptr, [done = std::move(done)](Attempted a) {
+    const CommandResult& r = a.result;
+    if (!a.error.empty() && !(r.spawn_error.empty() && !r.timed_out && only_gone_jobs(r.err)))
+      return done(false, std::move(a.error));
     done(true, "");
   });
 }

@@ -90,13 +90,29 @@ class SlurmClient {
   const SlurmClientConfig& config() const { return cfg_; }
 
  private:
-  // Runs argv with the retry policy; `done` gets the last result and, when
-  // it failed, the one-line error.
-  void run_with_retry(std::vector<std::string> argv, std::string stdin_data,
-                      std::function<void(CommandResult, std::string error)> done);
-
-  struct SubmitState;
-  void submit_attempt(const std::shared_ptr<SubmitState>& st);
+  // What a before_retry hook decides after a transient failure: both empty,
+  // go on (the next attempt after the backoff, or the failure when the
+  // attempts are spent); `found` set, the call succeeds with it; `error` set,
+  // the call fails with it.
+  struct RetryVerdict {
+    std::optional<std::string> found;
+    std::string error;
+  };
+  // Called after every transient failure, the last attempt's too; it calls
+  // `decide` exactly once, on the loop.
+  using BeforeRetry = std::function<void(const CommandResult& failed, std::function<void(RetryVerdict)> decide)>;
+  // How a call through run_with_retry ended: the last result; `error`, one
+  // line, when it failed; `found` when before_retry ended it.
+  struct Attempted {
+    CommandResult result;
+    std::string error;
+    std::optional<std::string> found;
+  };
+  // The one retry loop: runs argv up to cfg_.attempts times while it fails
+  // transiently, waiting cfg_.backoff before the 2nd attempt and doubling
+  // it each retry.
+  void run_with_retry(std::vector<std::string> argv, std::string stdin_data, BeforeRetry before_retry,
+                      std::function<void(Attempted)> done);
 
   boost::asio::io_context& io_;
   ProcessRunner& runner_;

@@ -1,4 +1,5 @@
-// ProcessRunner: child processes on the Asio loop without blocking it.
+// spawn_process and ProcessRunner: child processes for the head and the
+// agent, on the Asio loop without blocking it.
 #include "backends/slurm/process_runner.hpp"
 
 #include <gtest/gtest.h>
@@ -45,6 +46,122 @@ CommandSpec sh(const std::string& script, std::chrono::milliseconds timeout = 10
 
 // True when `pid` is neither running nor an unreaped zombie of ours.
 bool gone(pid_t pid) { return ::kill(pid, 0) != 0 && errno == ESRCH; }
+
+// spawn_process in a forked helper process that then exits: the child's pid
+// comes back through a pipe. The helper is reaped here; the child, once
+// orphaned, is reparented and reaped by init (or the subreaper).
+pid_t spawn_from_a_helper_that_exits(const SpawnSpec& spec) {
+  int p[2];
+  if (::pipe(p) != 0) return -1;
+  const pid_t helper = ::fork();
+  if (helper == 0) {
+    ::close(p[0]);
+    const SpawnedChild c = spawn_process(spec);
+    const pid_t pid = c.pid;
+    [[maybe_unused]] ssize_t n = ::write(p[1], &pid, sizeof pid);
+    ::_exit(0);
+  }
+  ::close(p[1]);
+  pid_t pid = -1;
+  if (::read(p[0], &pid, sizeof pid) != static_cast<ssize_t>(sizeof pid)) pid = -1;
+  ::close(p[0]);
+  int status = 0;
+  ::waitpid(helper, &status, 0);
+  return pid;
+}
+
+// Gone, or a zombie waiting for its new parent to reap it.
+bool dead_or_zombie(pid_t pid) {
+  if (gone(pid)) return true;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto paren = text.rfind(')');
+  return paren == std::string::npos || (paren + 2 < text.size() && text[paren + 2] == 'Z');
+}
+
+bool dies_within(pid_t pid, std::chrono::milliseconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    if (dead_or_zombie(pid)) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return dead_or_zombie(pid);
+}
+
+TEST(SpawnProcess, ParentDeathSignalKillsTheChildWithItsParent) {
+  SpawnSpec spec;
+  spec.argv = {"sleep", "30"};
+  spec.out = spec.err = SpawnSpec::Stream::Null;
+  spec.parent_death_signal = SIGKILL;
+  const pid_t with = spawn_from_a_helper_that_exits(spec);
+  ASSERT_GT(with, 0);
+  EXPECT_TRUE(dies_within(with, 5s)) << "child " << with << " outlived its parent";
+
+  spec.parent_death_signal = 0;
+  const pid_t without = spawn_from_a_helper_that_exits(spec);
+  ASSERT_GT(without, 0);
+  std::this_thread::sleep_for(200ms);
+  EXPECT_FALSE(dead_or_zombie(without)) << "without a parent-death signal the child lives on";
+  ::kill(without, SIGKILL);
+  EXPECT_TRUE(dies_within(without, 5s));
+}
+
+TEST(SpawnProcess, OwnProcessGroupOrOurs) {
+  SpawnSpec spec;
+  spec.argv = {"sleep", "30"};
+  spec.out = spec.err = SpawnSpec::Stream::Null;
+  for (bool own : {true, false}) {
+    spec.own_process_group = own;
+    const SpawnedChild c = spawn_process(spec);
+    ASSERT_GT(c.pid, 0) << c.error;
+    EXPECT_EQ(c.in, -1);
+    EXPECT_EQ(c.out, -1);
+    EXPECT_EQ(::getpgid(c.pid), own ? c.pid : ::getpgrp());
+    kill_child(c.pid, own);
+    int status = 0;
+    ASSERT_EQ(::waitpid(c.pid, &status, 0), c.pid);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  }
+}
+
+TEST(SpawnProcess, PipesEnvironmentAndAnExecFailure) {
+  SpawnSpec spec;
+  spec.argv = {"/bin/sh", "-c", "read x; echo \"$x $VRAMSIM_SPAWN_TEST ${HOME:-unset}\"; echo err >&2"};
+  spec.in = SpawnSpec::Stream::Pipe;
+  spec.env = {{"VRAMSIM_SPAWN_TEST", "set"}};
+  spec.unset_env = {"HOME"};
+  const SpawnedChild c = spawn_process(spec);
+  ASSERT_GT(c.pid, 0) << c.error;
+  ASSERT_EQ(::write(c.in, "hi\n", 3), 3);
+  ::close(c.in);
+  auto slurp = [](int fd) {
+    std::string text;
+    char buf[256];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
+    ::close(fd);
+    return text;
+  };
+  EXPECT_EQ(slurp(c.out), "hi set unset\n");
+  EXPECT_EQ(slurp(c.err), "err\n");
+  int status = 0;
+  ASSERT_EQ(::waitpid(c.pid, &status, 0), c.pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+  // Executable, but not a program: the exec's error, not a child exiting 127.
+  char tmpl[] = "/tmp/vramsim-spawn-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl, file = dir + "/not-a-program";
+  { std::ofstream(file) << "\x7f" << "garbage"; }
+  std::filesystem::permissions(file, std::filesystem::perms::owner_all);
+  SpawnSpec bad;
+  bad.argv = {file};
+  const SpawnedChild b = spawn_process(bad);
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(b.pid, -1);
+  EXPECT_EQ(b.error, file + ": Exec format error");
+  EXPECT_EQ(b.out, -1);
+}
 
 TEST(ProcessRunner, ExitCodeAndBothStreams) {
   const auto r = run_one(sh("echo out-line; echo err-line >&2; exit 3"));

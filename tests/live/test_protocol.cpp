@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "backends/slurm/ids.hpp"
 #include "backends/slurm/protocol.hpp"
 
 namespace vramsim::slurm {
@@ -120,6 +121,23 @@ TEST(SecretFile, MissingShortAndSymlinkedFilesAreRefused) {
   auto real = write(d.file("real"), "s3cr3t-s3cr3t-s3cr3t\n", 0600);
   std::filesystem::create_symlink(real, d.file("link"));
   EXPECT_THROW(read_secret_file(d.file("link")), SecretFileError);
+}
+
+TEST(Ids, OneRuleForIdsANarrowerOneForRunIds) {
+  EXPECT_TRUE(valid_id("probe#0"));
+  EXPECT_TRUE(valid_id(std::string(128, 'a')));
+  for (const std::string& bad : {std::string(), std::string(129, 'a'), std::string("a b"), std::string("a\tb"),
+                                std::string("caf\xc3\xa9")}) {
+    EXPECT_FALSE(valid_id(bad)) << bad;
+    EXPECT_EQ(id_problem(bad), "expected 1..128 printable ASCII characters, no spaces");
+  }
+  EXPECT_EQ(run_id_problem("run-1.a_b"), "");
+  EXPECT_EQ(run_id_problem(""), "expected a non-empty run id");
+  EXPECT_EQ(run_id_problem(std::string(65, 'a')), "expected at most 64 characters, got 65");
+  EXPECT_EQ(run_id_problem("-x"), "expected a run id that does not start with '-' or '.'");
+  EXPECT_EQ(run_id_problem("a#1"), "expected only letters, digits, '.', '_' and '-'");
+  // Every run id is an id.
+  EXPECT_TRUE(valid_id(std::string(64, 'z')));
 }
 
 TEST(Messages, ParseLineRefusesWhatIsNotATypedObject) {

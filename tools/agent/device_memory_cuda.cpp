@@ -1,31 +1,14 @@
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
-#include <cstring>
-#include <memory>
-
 #include "backends/cuda/cuda_status.hpp"
 #include "tools/agent/device_memory.hpp"
+#include "tools/agent/host_memory.hpp"
 
 namespace vramsim::agent {
 
-namespace {
-HeldMemory hold_host(std::int64_t gpu_memory_mb, std::string why) {
-  HeldMemory h;
-  h.memory = "host";
-  h.error = std::move(why);
-  h.bytes = std::min(gpu_memory_mb, kHostFallbackMaxMb) * (std::int64_t{1} << 20);
-  static std::unique_ptr<char[]> held;
-  held.reset(new char[static_cast<std::size_t>(std::max<std::int64_t>(h.bytes, 1))]);
-  std::memset(held.get(), 1, static_cast<std::size_t>(h.bytes));  // touched, so resident
-  h.ok = true;
-  return h;
-}
-}  // namespace
-
 HeldMemory hold_memory(std::int64_t gpu_memory_mb) {
   const auto count = gpu::detail::visible_device_count();
-  if (!count) return hold_host(gpu_memory_mb, count.error().message);
+  if (!count) return hold_host_memory(gpu_memory_mb, count.error().message);
   HeldMemory h;
   h.memory = "device";
   if (cudaError_t e = cudaSetDevice(0); e != cudaSuccess) {

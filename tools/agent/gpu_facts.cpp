@@ -1,5 +1,6 @@
 #include "tools/agent/gpu_facts.hpp"
 
+#include <csignal>
 #include <sstream>
 
 #include "backends/cuda/gpu_detector.hpp"
@@ -65,6 +66,35 @@ std::vector<slurm::DeviceUsage> parse_memory_used(const std::string& csv) {
     }
   }
   return out;
+}
+
+MemoryUsage::MemoryUsage(boost::asio::io_context& io, std::string nvidia_smi)
+    : nvidia_smi_(std::move(nvidia_smi)), runner_(std::make_unique<slurm::ProcessRunner>(io)) {}
+
+void MemoryUsage::query(std::chrono::milliseconds timeout, std::function<void()> done) {
+  if (!runner_) return;
+  slurm::CommandSpec spec;
+  spec.argv = {nvidia_smi_, kMemoryUsedQuery, kMemoryUsedFormat};
+  spec.timeout = timeout;
+  spec.parent_death_signal = SIGKILL;  // a killed agent leaves no query behind
+  querying_ = true;
+  runner_->run(std::move(spec), [this, alive = std::weak_ptr<bool>(alive_), done = std::move(done)](
+                                    slurm::CommandResult r) {
+    if (alive.expired() || !runner_) return;
+    querying_ = false;
+    // No nvidia-smi, a failing or hung one: no driver-observed figures.
+    last_ = r.ok() ? parse_memory_used(r.out) : std::vector<slurm::DeviceUsage>{};
+    done();
+  });
+}
+
+void MemoryUsage::child_exited() {
+  if (runner_) runner_->check_exits();
+}
+
+void MemoryUsage::stop() {
+  runner_.reset();  // kills and reaps a query in flight
+  querying_ = false;
 }
 
 }  // namespace vramsim::agent

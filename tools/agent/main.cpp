@@ -15,6 +15,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "backends/cuda/gpu_detector.hpp"
+#include "backends/slurm/ids.hpp"
 #include "backends/slurm/protocol.hpp"
 #include "models/advertisement.hpp"
 #include "models/registry.hpp"
