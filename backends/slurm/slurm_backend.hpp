@@ -69,6 +69,7 @@ class SlurmBackend final : public ClusterBackend, private slurm::AgentServerList
   void submit_worker(const WorkerJobSize& size, SubmitDone done) override;
   void cancel_jobs(const std::vector<std::string>& job_ids) override;
   std::vector<JobInfo> list_jobs() const override;
+  std::vector<std::string> still_listed(const std::vector<std::string>& job_ids) const override;
   void stop_node(const std::string& job_id) override;
   void start_replica(const ReplicaStart& r, StartDone done) override;
   void stop_replica(const std::string& job_id, const std::string& replica) override;
