@@ -1,10 +1,10 @@
 #pragma once
 // The cluster backend the control plane acts on: submit a worker job, cancel
-// jobs, list jobs, stop a node, start and stop replicas on a node and call
-// them; and the callbacks "node registered (with its advertised resources)"
-// and "node lost". Implemented by the simulated SLURM partition
-// (backends/sim) and, in live mode, by sbatch/squeue/scancel plus the node
-// agents (backends/slurm).
+// jobs, list jobs (all, or which of a set are still queued), stop a node,
+// start and stop replicas on a node and call them; and the callbacks "node
+// registered (with its advertised resources)" and "node lost". Implemented
+// by the simulated SLURM partition (backends/sim) and, in live mode, by
+// sbatch/squeue/scancel plus the node agents (backends/slurm).
 //
 // Every operation that waits on the outside world answers through a
 // callback: the simulated backend calls it before returning, the live one
@@ -13,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "engine/cluster_state.hpp"
@@ -65,6 +66,17 @@ class ClusterBackend {
   virtual std::vector<JobInfo> list_jobs() const = 0;
   // list_jobs().size(), without building the list (read at every tick).
   virtual std::size_t job_count() const { return list_jobs().size(); }
+  // The given ids that list_jobs() holds, once each and in its order: one
+  // squeue answering for a set of jobs (a cancel wait's poll). The default
+  // filters list_jobs(); the backends answer from their job tables in
+  // O(ids x log jobs), whatever the length of the queue.
+  virtual std::vector<std::string> still_listed(const std::vector<std::string>& job_ids) const {
+    const std::unordered_set<std::string> wanted(job_ids.begin(), job_ids.end());
+    std::vector<std::string> out;
+    for (auto& j : list_jobs())
+      if (wanted.count(j.id)) out.push_back(std::move(j.id));
+    return out;
+  }
   // "ray stop" on the node that runs this job; the node then leaves.
   virtual void stop_node(const std::string& job_id) = 0;
   // The node starts the replica's process; `done` once it is up. The

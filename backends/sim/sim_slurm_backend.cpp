@@ -306,6 +306,16 @@ void SimSlurmBackend::cancel_jobs(const std::vector<std::string>& ids) {
   }
 }
 
+std::vector<std::string> SimSlurmBackend::still_listed(const std::vector<std::string>& ids) const {
+  // active_ is keyed by id, so listing order is the ids' order.
+  std::vector<std::string> out;
+  for (const auto& id : ids)
+    if (active_.count(id)) out.push_back(id);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 std::vector<JobInfo> SimSlurmBackend::list_jobs() const {
   std::vector<JobInfo> out;
   out.reserve(active_.size());

@@ -101,6 +101,7 @@ class SimSlurmBackend final : public ClusterBackend {
   void cancel_jobs(const std::vector<std::string>& job_ids) override;
   std::vector<JobInfo> list_jobs() const override;
   std::size_t job_count() const override { return active_.size(); }
+  std::vector<std::string> still_listed(const std::vector<std::string>& job_ids) const override;
   void stop_node(const std::string& job_id) override;
   void call_replica(const std::string& job_id, const std::string& replica, const Json& payload,
                     CallDone done) override;

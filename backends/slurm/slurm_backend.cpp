@@ -87,6 +87,18 @@ void SlurmBackend::cancel_jobs(const std::vector<std::string>& ids) {
   });
 }
 
+std::vector<std::string> SlurmBackend::still_listed(const std::vector<std::string>& ids) const {
+  // Answered from what the last squeue (and sbatch, scancel and the agents
+  // since) said, by lookup: a cancel wait's poll costs its own jobs, not the
+  // run's every job. jobs_ is keyed by id, so listing order is the ids' order.
+  std::vector<std::string> out;
+  for (const auto& id : ids)
+    if (auto it = jobs_.find(id); it != jobs_.end() && !it->second.ended) out.push_back(id);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 std::vector<JobInfo> SlurmBackend::list_jobs() const {
   std::vector<JobInfo> out;
   for (const auto& [id, j] : jobs_)

@@ -7,7 +7,8 @@
 // events the simulated partition does (job_submitted, job_started,
 // node_advertised, job_cancel_requested, node_stop_requested, job_ended).
 //
-// squeue is polled; between polls list_jobs() answers from what sbatch,
+// squeue is polled; between polls list_jobs() and still_listed() (a cancel
+// wait's poll, by lookup: no listing is built) answer from what sbatch,
 // scancel and the agents said since. Every submitted job id is written to a
 // journal (fsync) before anything else happens, so a head that dies leaves a
 // record `vramsim live --cleanup` can act on.
@@ -69,6 +70,7 @@ class SlurmBackend final : public ClusterBackend, private slurm::AgentServerList
   void submit_worker(const WorkerJobSize& size, SubmitDone done) override;
   void cancel_jobs(const std::vector<std::string>& job_ids) override;
   std::vector<JobInfo> list_jobs() const override;
+  std::vector<std::string> still_listed(const std::vector<std::string>& job_ids) const override;
   void stop_node(const std::string& job_id) override;
   void start_replica(const ReplicaStart& r, StartDone done) override;
   void stop_replica(const std::string& job_id, const std::string& replica) override;

@@ -1,0 +1,66 @@
+// N warm, idle workers scaled down at once: the control plane and the
+// simulated partition alone (no runner, no trace sink), from building the
+// warm cluster to the end of a 15 min horizon, by which every worker has
+// been stopped and its job cancelled. The workers monitor's per-event cost
+// should not grow with N: targets N=1e4 <= 1 s, N=1e5 <= 12 s, and at most
+// 11x for ten times the nodes (tools/bench-scaledown runs the same case as a
+// scenario through `vramsim run`).
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "backends/sim/sim_slurm_backend.hpp"
+#include "control/control_plane.hpp"
+#include "engine/event_loop.hpp"
+
+namespace vramsim {
+namespace {
+
+std::size_t scale_down_run(int nodes) {
+  EventLoop loop;
+  RandomStreams rng{1};
+  TraceRecorder trace;
+  ClusterState cluster;
+  NodeSpec head;
+  head.ip = "10.0.0.254";
+  head.head = true;
+  head.resources.set(kCPU, 0);
+  cluster.add_node(std::move(head), 0);
+  SimSlurmConfig sc;
+  PartitionNodeType t;
+  t.count = nodes;
+  sc.nodes = {t};
+  PolicySet policies = resolve_policies("fixed");
+  SimSlurmBackend backend(loop, rng, trace, sc, policies.advertisement);
+  ControlConfig cfg;
+  cfg.autoscaler.max_workers = nodes;
+  ControlPlane control(loop, backend, cluster, trace, rng, std::move(policies), cfg);
+  WorkerJobSize size;
+  size.gpus = 1;
+  size.cpus = 8;
+  size.mem_per_cpu_gb = 16;
+  for (int i = 0; i < nodes; ++i) backend.start_warm_worker(size);
+  control.start();
+  loop.run(15 * kMinute);
+  std::size_t cancelled = 0;
+  for (const auto& [id, job] : backend.jobs())
+    if (job.life.state() == JobState::Cancelled) ++cancelled;
+  if (cancelled != static_cast<std::size_t>(nodes))
+    throw std::runtime_error("bench_scale_down: " + std::to_string(cancelled) + " of " + std::to_string(nodes) +
+                             " jobs cancelled");
+  return cancelled;
+}
+
+void BM_ScaleDownWarmIdle(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(scale_down_run(nodes));
+  state.counters["nodes"] = nodes;
+}
+BENCHMARK(BM_ScaleDownWarmIdle)->Arg(1000)->Arg(10000)->Arg(100000)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace vramsim
+
+BENCHMARK_MAIN();

@@ -1,0 +1,352 @@
+#include "control/apps_manager.hpp"
+
+#include <algorithm>
+
+namespace vramsim {
+
+AppsManager::AppsManager(ControlContext& ctx, ReplicaMemory& memory)
+    : ctx_(ctx), exec_(ctx.exec), backend_(ctx.backend), cluster_(ctx.cluster), trace_(ctx.trace), cfg_(ctx.cfg),
+      memory_(memory) {}
+
+const AppRecord* AppsManager::app(const std::string& id) const {
+  auto it = apps_.find(id);
+  return it == apps_.end() ? nullptr : &it->second;
+}
+
+void AppsManager::deploy(const AppSpec& spec) {
+  if (ctx_.exited || ctx_.shutting_down) {
+    trace_.record(exec_.now(), "deploy_ignored",
+                  {{"app", spec.id}, {"reason", ctx_.exited ? "worker shut down" : "shutdown in progress"}});
+    return;
+  }
+  auto [it, fresh] = apps_.try_emplace(spec.id);
+  AppRecord& app = it->second;
+  if (!fresh) {
+    // A redeploy replaces the replicas once admitted; drop the old ones now.
+    withdraw_replicas(app);
+    app.replicas.clear();
+    app.running_at.reset();
+  }
+  app.spec = spec;
+  app.deploy_cancelled = false;
+  app.requested_at = exec_.now();
+  app.admitted.reset();
+  app.message.clear();
+  trace_.record(exec_.now(), "deploy_requested",
+                {{"app", spec.id}, {"gpu_memory_mb", spec.gpu_memory_mb ? Json(*spec.gpu_memory_mb) : Json()},
+                 {"replicas", spec.replicas}, {"cpus", spec.cpus}});
+  deploy_queue_.push_back(spec.id);
+  next_deploy();
+}
+
+void AppsManager::next_deploy() {
+  if (deploy_lock_ || deploy_queue_.empty() || ctx_.exited || ctx_.shutting_down) return;
+  deploy_lock_ = true;  // deploys are serialised, as under the real lock
+  const std::string id = deploy_queue_.front();
+  deploy_queue_.pop_front();
+  // The introspection task goes out before the resource check: its pending
+  // demand is what lets a cold cluster scale up before admission runs.
+  DemandId task = cluster_.submit(DemandKind::Task, id, "introspection " + id, cfg_.introspection_request,
+                                  exec_.now());
+  introspection_of_[task] = id;
+  trace_.record(exec_.now(), "introspection_submitted",
+                {{"app", id}, {"resources", cfg_.introspection_request.to_json()}});
+  // The resource check does not wait for the task to be placed: on a cold
+  // cluster it runs while the worker job the task triggered is in flight.
+  deploy_checking_ = id;
+  deploy_check_timer_ = exec_.after(cfg_.introspection_check_after, [this, id] { check_deploy(id); });
+  place_pending();
+}
+
+void AppsManager::introspection_placed(const std::string& id, DemandId task) {
+  // The task runs only once it has a node; it holds its CPU until done.
+  exec_.after(cfg_.introspection_duration, [this, id, task] {
+    if (!introspection_of_.erase(task)) return;  // withdrawn by shutdown meanwhile
+    cluster_.withdraw(task);
+    trace_.record(exec_.now(), "introspection_done", {{"app", id}});
+    if (!ctx_.exited) place_pending();
+  });
+}
+
+ClusterGpuView AppsManager::gpu_view() const {
+  if (gpu_view_cache_ && gpu_view_cache_->first == cluster_.membership_version()) return gpu_view_cache_->second;
+  ClusterGpuView v;
+  v.elastic = cfg_.slurm_mode;
+  for (const Node* n : cluster_.alive_nodes()) {
+    if (n->total().has(kVramMB)) v.vram_advertised = true;
+    for (const auto& d : n->devices())
+      if (!v.min_gpu_total_mb || d.total_vram_mb < *v.min_gpu_total_mb) v.min_gpu_total_mb = d.total_vram_mb;
+  }
+  gpu_view_cache_.emplace(cluster_.membership_version(), v);
+  return v;
+}
+
+AdmissionSnapshot AppsManager::admission_snapshot() const {
+  AdmissionSnapshot s;
+  s.slurm_mode = cfg_.slurm_mode;
+  s.max_workers = cfg_.autoscaler.max_workers;
+  s.defaults = cfg_.autoscaler.defaults;
+  s.nodes = HeadroomList::view(cluster_);
+  if (cfg_.slurm_mode) {
+    for (const auto& j : backend_.list_jobs()) {
+      ++s.worker_jobs;
+      if (!cluster_.node_for_job(j.id)) ++s.unregistered_jobs;
+    }
+  }
+  return s;
+}
+
+void AppsManager::check_deploy(const std::string& id) {
+  deploy_lock_ = false;
+  deploy_check_timer_ = 0;
+  deploy_checking_.clear();
+  AppRecord& app = apps_.at(id);
+  if (app.deploy_cancelled) {
+    trace_.record(exec_.now(), "deploy_cancelled", {{"app", id}, {"reason", "stopped before admission"}});
+    next_deploy();
+    return;
+  }
+  const auto view = gpu_view();
+  app.sizing = ctx_.policies.sizing->size({id, app.spec.gpu_memory_mb, app.spec.disable_gpu}, view);
+  memory_.changed(app);
+  trace_.record(exec_.now(), "sizing",
+                {{"app", id}, {"branch", app.sizing.branch}, {"num_gpus", app.sizing.num_gpus},
+                 {"vram_mb", app.sizing.vram_mb ? Json(*app.sizing.vram_mb) : Json()},
+                 {"vram_advertised", view.vram_advertised},
+                 {"min_gpu_total_mb", view.min_gpu_total_mb ? Json(*view.min_gpu_total_mb) : Json()},
+                 {"warning", app.sizing.warning}, {"error", app.sizing.error}});
+  if (!app.sizing.ok()) {
+    app.admitted = false;
+    app.message = app.sizing.error;
+    set_app_state(app, AppState::DeployFailed, app.sizing.error);
+    next_deploy();
+    return;
+  }
+  AppDemand demand{id, app.spec.cpus * app.spec.replicas,
+                   ctx_.policies.sizing->sum_num_gpus({{app.sizing.num_gpus, app.spec.replicas}}),
+                   static_cast<double>(app.spec.memory_bytes) * app.spec.replicas};
+  const auto snap = admission_snapshot();
+  const auto decision = ctx_.policies.admission->check(demand, snap);
+  app.admitted = decision.admitted;
+  app.admission_reason = decision.reason;
+  app.message = decision.message;
+  trace_.record(exec_.now(), "admission",
+                {{"app", id}, {"admitted", decision.admitted}, {"reason", decision.reason},
+                 {"requested", {{"cpus", demand.cpus}, {"gpus", demand.gpus}, {"memory", demand.memory}}},
+                 {"worker_jobs", snap.worker_jobs}, {"unregistered_jobs", snap.unregistered_jobs},
+                 {"max_workers", snap.max_workers}, {"message", decision.message}});
+  if (!decision.admitted) {
+    set_app_state(app, AppState::DeployFailed, decision.message);
+    next_deploy();
+    return;
+  }
+  submit_replicas(app, "admitted: " + decision.reason);
+  next_deploy();
+}
+
+void AppsManager::submit_replicas(AppRecord& app, const std::string& reason) {
+  const std::string& id = app.spec.id;
+  ResourceSet req{{kCPU, app.spec.cpus}};  // keeps a stated CPU of 0
+  if (app.sizing.num_gpus > 0) req.set(kGPU, app.sizing.num_gpus);
+  if (app.spec.memory_bytes > 0) req.set(kMemory, static_cast<double>(app.spec.memory_bytes));
+  if (app.sizing.vram_mb) req.set(kVramMB, static_cast<double>(*app.sizing.vram_mb));
+  app.replica_request = req;
+  // A redeploy queued behind another of the same app replaces what that one
+  // created after this deploy was requested.
+  withdraw_replicas(app);
+  app.replicas.clear();
+  set_app_state(app, AppState::Deploying, reason);
+  for (int i = 0; i < app.spec.replicas; ++i) {
+    ReplicaRecord r;
+    r.demand = cluster_.submit(DemandKind::Actor, id, id + "#" + std::to_string(i), req, exec_.now());
+    replica_of_[r.demand] = {id, app.replicas.size()};
+    app.replicas.push_back(std::move(r));
+  }
+  trace_.record(exec_.now(), "replicas_submitted",
+                {{"app", id}, {"replicas", app.spec.replicas}, {"resources", req.to_json()}});
+  place_pending();
+}
+
+void AppsManager::set_app_state(AppRecord& app, AppState s, const std::string& reason) {
+  if (app.life.state() == s) return;
+  const char* from = name(app.life.state());
+  app.life.move(s);
+  if (s == AppState::Running && !app.running_at) app.running_at = exec_.now();
+  trace_.record(exec_.now(), "app_state",
+                {{"app", app.spec.id}, {"from", from}, {"to", name(s)}, {"reason", reason}});
+}
+
+void AppsManager::update_app_state(AppRecord& app, const std::string& reason) {
+  const auto s = app.life.state();
+  if (s != AppState::Deploying && s != AppState::Unhealthy) return;
+  const bool all_running = std::all_of(app.replicas.begin(), app.replicas.end(), [](const ReplicaRecord& r) {
+    return r.life.state() == ReplicaState::Running;
+  });
+  if (all_running && !app.replicas.empty()) set_app_state(app, AppState::Running, reason);
+}
+
+void AppsManager::place_pending() {
+  for (const Placement& p : cluster_.schedule_pending()) {
+    auto it = replica_of_.find(p.demand);
+    if (it == replica_of_.end()) {
+      const Demand* d = cluster_.demand(p.demand);
+      trace_.record(exec_.now(), "task_placed", {{"label", d ? d->label : ""}, {"node", p.node}});
+      auto task = introspection_of_.find(p.demand);
+      if (task != introspection_of_.end()) introspection_placed(task->second, p.demand);
+      continue;
+    }
+    AppRecord& app = apps_.at(it->second.first);
+    replica_placed(app, app.replicas[it->second.second], p);
+  }
+}
+
+void AppsManager::replica_placed(AppRecord& app, ReplicaRecord& r, const Placement& p) {
+  r.life.move(ReplicaState::Starting);
+  r.node = p.node;
+  r.device = p.devices.empty() ? -1 : p.devices.front();
+  const Node* n = cluster_.node(p.node);
+  Json devices = Json::array();
+  for (int d : p.devices) devices.push_back(d);
+  Json ev = {{"app", app.spec.id}, {"replica", cluster_.demand(p.demand)->label}, {"node", p.node},
+             {"job", n->spec.slurm_job_id}, {"devices", devices},
+             {"num_gpus", to_double(p.booked.get_amount(kGPU))}, {"vram_mb", p.vram_mb},
+             {"node_vram_available_mb", p.node_vram_available_after}};
+  if (p.vram_device >= 0) {
+    const auto& dev = n->devices()[p.vram_device];
+    ev["device_vram_booked_mb"] = p.device_vram_booked_after;
+    ev["device_vram_total_mb"] = dev.total_vram_mb;
+    ev["device_overbooked"] = p.device_overbooked;
+  }
+  trace_.record(exec_.now(), "replica_placed", ev);
+  if (p.device_overbooked)
+    trace_.record(exec_.now(), "device_vram_overbooked",
+                  {{"node", p.node}, {"device", p.vram_device}, {"app", app.spec.id},
+                   {"booked_mb", p.device_vram_booked_after},
+                   {"total_mb", n->devices()[p.vram_device].total_vram_mb}});
+  ReplicaStart launch{n->spec.slurm_job_id, app.spec.id, cluster_.demand(p.demand)->label,
+                      p.vram_mb, r.device, app.spec.kind};
+  const DemandId demand = p.demand;
+  const std::string app_id = app.spec.id;
+  const NodeId node = p.node;
+  backend_.start_replica(launch, [this, demand, app_id, node](bool ok, const std::string& error) {
+    auto it = replica_of_.find(demand);
+    if (it == replica_of_.end() || ctx_.exited) return;  // stopped or lost meanwhile
+    if (!ok) {
+      trace_.record(exec_.now(), "replica_start_failed", {{"app", app_id}, {"node", node}, {"error", error}});
+      return;
+    }
+    replica_started(demand, app_id, node);
+  });
+}
+
+void AppsManager::replica_started(DemandId demand, const std::string& app_id, const NodeId& node) {
+  // The node creates the app's runtime env once; every replica placed there
+  // before it exists waits for that same install, then initialises.
+  const auto key = std::make_pair(node, app_id);
+  auto env = runtime_env_ready_at_.find(key);
+  if (env == runtime_env_ready_at_.end())
+    env = runtime_env_ready_at_
+              .emplace(key, exec_.now() + cfg_.runtime_env_install.sample(ctx_.rng.stream("replica.runtime_env")))
+              .first;
+  Duration delay = std::max<Duration>(0, env->second - exec_.now());
+  delay += cfg_.replica_init.sample(ctx_.rng.stream("replica.init"));
+  exec_.after(delay, [this, demand, app_id] {
+    auto it = replica_of_.find(demand);
+    if (it == replica_of_.end() || ctx_.exited) return;  // stopped or lost meanwhile
+    AppRecord& a = apps_.at(app_id);
+    ReplicaRecord& rr = a.replicas[it->second.second];
+    if (rr.life.state() != ReplicaState::Starting) return;
+    rr.life.move(ReplicaState::Running);
+    memory_.running(a, demand, it->second.second);
+    trace_.record(exec_.now(), "replica_running",
+                  {{"app", app_id}, {"replica", cluster_.demand(demand)->label}, {"node", rr.node}});
+    update_app_state(a, "all replicas running");
+  });
+}
+
+void AppsManager::resubmit_replica(AppRecord& app, ReplicaRecord& r) {
+  const std::size_t index = replica_of_.at(r.demand).second;
+  replica_of_.erase(r.demand);
+  memory_.stopped(r.demand);
+  if (r.life.state() != ReplicaState::Stopped) r.life.move(ReplicaState::Stopped);
+  ReplicaRecord fresh;
+  fresh.demand = cluster_.submit(DemandKind::Actor, app.spec.id, app.spec.id + "#" + std::to_string(index),
+                                 app.replica_request, exec_.now());
+  replica_of_[fresh.demand] = {app.spec.id, index};
+  r = std::move(fresh);
+}
+
+void AppsManager::withdraw_replicas(AppRecord& app) {
+  for (auto& r : app.replicas) {
+    const auto st = r.life.state();
+    if (st == ReplicaState::Starting || st == ReplicaState::Running)
+      if (const Node* n = cluster_.node(r.node); n && n->alive())
+        if (const Demand* d = cluster_.demand(r.demand)) backend_.stop_replica(n->spec.slurm_job_id, d->label);
+    cluster_.withdraw(r.demand);
+    replica_of_.erase(r.demand);
+    memory_.stopped(r.demand);
+    if (r.life.state() != ReplicaState::Stopped) r.life.move(ReplicaState::Stopped);
+  }
+}
+
+void AppsManager::stop_app(const std::string& id) {
+  auto it = apps_.find(id);
+  if (it == apps_.end()) {
+    trace_.record(exec_.now(), "stop_ignored", {{"app", id}, {"reason", "unknown app"}});
+    return;
+  }
+  AppRecord& app = it->second;
+  // A deploy of this app still queued or in introspection is abandoned.
+  deploy_queue_.erase(std::remove(deploy_queue_.begin(), deploy_queue_.end(), id), deploy_queue_.end());
+  app.deploy_cancelled = true;
+  if (app.life.state() == AppState::Deleted) return;
+  set_app_state(app, AppState::Deleting, "stop_app");
+  withdraw_replicas(app);
+  set_app_state(app, AppState::Deleted, "replicas stopped");
+  place_pending();
+}
+
+void AppsManager::delete_app(const std::string& id) {
+  stop_app(id);
+  if (apps_.count(id)) trace_.record(exec_.now(), "app_deleted", {{"app", id}});
+}
+
+void AppsManager::node_lost(const NodeId& id, const std::vector<Demand>& lost) {
+  for (const Demand& d : lost) {
+    auto it = replica_of_.find(d.id);
+    if (it == replica_of_.end()) continue;
+    AppRecord& app = apps_.at(it->second.first);
+    ReplicaRecord& r = app.replicas[it->second.second];
+    const bool was_running = r.life.state() == ReplicaState::Running;
+    resubmit_replica(app, r);
+    trace_.record(exec_.now(), "replica_lost", {{"app", app.spec.id}, {"node", id}});
+    if (was_running && app.life.state() == AppState::Running)
+      set_app_state(app, AppState::Unhealthy, "replica lost with node " + id);
+  }
+}
+
+void AppsManager::undeploy_all() {
+  // Queued deploys never start; a deploy in introspection is cancelled at its
+  // resource check.
+  if (deploy_check_timer_) {
+    exec_.cancel(deploy_check_timer_);
+    deploy_check_timer_ = 0;
+    deploy_lock_ = false;
+    trace_.record(exec_.now(), "deploy_cancelled", {{"app", deploy_checking_}, {"reason", "shutdown began"}});
+    deploy_checking_.clear();
+  }
+  for (const auto& id : deploy_queue_)
+    trace_.record(exec_.now(), "deploy_cancelled", {{"app", id}, {"reason", "shutdown began"}});
+  deploy_queue_.clear();
+  // The worker undeploys its apps before it closes the workers.
+  for (auto& [id, app] : apps_) {
+    if (app.life.state() == AppState::Deleted) continue;
+    set_app_state(app, AppState::Deleting, "shutdown");
+    withdraw_replicas(app);
+    set_app_state(app, AppState::Deleted, "undeployed at shutdown");
+  }
+  for (const auto& [task, id] : introspection_of_) cluster_.withdraw(task);
+  introspection_of_.clear();
+}
+
+}  // namespace vramsim

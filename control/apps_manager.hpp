@@ -1,0 +1,85 @@
+#pragma once
+// The apps manager (BioEngine's `bioengine/apps/manager.py` with the
+// builder's sizing): deploys serialised by one lock, each submitting its
+// introspection task and then, at the resource check, sizing the app's GPU
+// request and asking the admission model; admitted apps get their replicas as
+// actor demands, which it places, starts (runtime env, init) and tracks
+// through the replica lifecycle, resubmitting those of a lost node. Stops and
+// deletes withdraw them. Calls to an app go through the Router.
+//
+// Cost: a deploy is O(replicas); placing is the scheduler's pass; a lost
+// node's replicas O(their count). Nothing here walks every node but the GPU
+// view, cached until nodes join or leave.
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "control/app_record.hpp"
+#include "control/control_context.hpp"
+#include "control/replica_memory.hpp"
+
+namespace vramsim {
+
+class AppsManager {
+ public:
+  AppsManager(ControlContext& ctx, ReplicaMemory& memory);
+
+  void deploy(const AppSpec& app);              // queued behind the deploy lock
+  void stop_app(const std::string& app_id);
+  void delete_app(const std::string& app_id);
+
+  // Places what the scheduler can place now (after a node joined, a task
+  // ended or demand was withdrawn).
+  void place_pending();
+  // A node left holding these demands: its replicas go back to pending, and
+  // an app that was RUNNING turns UNHEALTHY.
+  void node_lost(const NodeId& node, const std::vector<Demand>& lost);
+  // Shutdown's part: queued deploys and the one in introspection are
+  // cancelled, every app is undeployed, introspection tasks are withdrawn.
+  void undeploy_all();
+
+  const std::map<std::string, AppRecord>& apps() const { return apps_; }
+  const AppRecord* app(const std::string& id) const;
+
+ private:
+  void next_deploy();
+  void check_deploy(const std::string& app_id);
+  // Admission passed: the app's replicas go out as actor demands.
+  void submit_replicas(AppRecord& app, const std::string& reason);
+  void introspection_placed(const std::string& app_id, DemandId task);
+  ClusterGpuView gpu_view() const;
+  AdmissionSnapshot admission_snapshot() const;
+  void replica_placed(AppRecord& app, ReplicaRecord& r, const Placement& p);
+  void replica_started(DemandId demand, const std::string& app_id, const NodeId& node);
+  void update_app_state(AppRecord& app, const std::string& reason);
+  void set_app_state(AppRecord& app, AppState s, const std::string& reason);
+  void resubmit_replica(AppRecord& app, ReplicaRecord& r);
+  // Withdraws every replica's demand (pending or placed) and marks it stopped.
+  void withdraw_replicas(AppRecord& app);
+
+  ControlContext& ctx_;
+  Executor& exec_;
+  ClusterBackend& backend_;
+  ClusterState& cluster_;
+  TraceRecorder& trace_;
+  const ControlConfig& cfg_;
+  ReplicaMemory& memory_;
+
+  std::map<std::string, AppRecord> apps_;  // never erased from: records never move
+  std::deque<std::string> deploy_queue_;
+  bool deploy_lock_ = false;
+  std::string deploy_checking_;    // the deploy holding the lock, until its resource check
+  TimerId deploy_check_timer_ = 0;
+  std::map<DemandId, std::pair<std::string, std::size_t>> replica_of_;  // demand -> (app, index)
+  // (node, app) -> when that node's runtime env for the app exists; replicas
+  // placed there before then wait for the same install.
+  std::map<std::pair<NodeId, std::string>, SimTime> runtime_env_ready_at_;
+  std::map<DemandId, std::string> introspection_of_;  // task -> app
+  // gpu_view() reads only what nodes joining or leaving change.
+  mutable std::optional<std::pair<std::uint64_t, ClusterGpuView>> gpu_view_cache_;
+};
+
+}  // namespace vramsim

@@ -1,0 +1,64 @@
+#include "control/shutdown.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace vramsim {
+
+void Shutdown::run(std::function<void()> done) {
+  if (ctx_.exited || ctx_.shutting_down) return;
+  ctx_.shutting_down = true;
+  ctx_.trace.record(ctx_.exec.now(), "shutdown_started", {});
+  // No scale-up while draining.
+  monitor_.stop_loop();
+  apps_.undeploy_all();
+  monitor_.cancel_creation();
+  carry_out(plan(), [this, done] { finish(done); });
+}
+
+ShutdownPlan Shutdown::plan() const {
+  ShutdownSnapshot snap;
+  for (const Node* n : ctx_.cluster.alive_nodes())
+    if (!n->spec.head) snap.registered.push_back({n->id, n->spec.slurm_job_id});
+  for (const auto& j : ctx_.backend.list_jobs()) snap.jobs.push_back(j.id);
+  const ShutdownPlan plan = ctx_.policies.shutdown->plan(snap);
+  ctx_.trace.record(ctx_.exec.now(), "shutdown_plan",
+                    {{"return_early", plan.return_early}, {"drain", plan.drain.size()},
+                     {"await_drain", plan.await_drain}, {"cancel_remaining", plan.cancel_remaining},
+                     {"jobs_listed", snap.jobs.size()}, {"note", plan.note}});
+  return plan;
+}
+
+void Shutdown::carry_out(const ShutdownPlan& plan, std::function<void()> finish) {
+  auto sweep = [this, plan, finish] {
+    if (!plan.cancel_remaining) { finish(); return; }
+    std::vector<std::string> ids;
+    for (const auto& j : ctx_.backend.list_jobs()) ids.push_back(j.id);
+    if (ids.empty()) { finish(); return; }
+    monitor_.cancel_and_wait(ids, [finish](std::vector<std::string>) { finish(); });
+  };
+  if (plan.return_early) { finish(); return; }
+  if (plan.drain.empty() || !plan.await_drain) {
+    for (const auto& w : plan.drain) monitor_.close_worker(w.node_id, w.job_id, {});
+    sweep();
+    return;
+  }
+  auto remaining = std::make_shared<std::size_t>(plan.drain.size());
+  for (const auto& w : plan.drain)
+    monitor_.close_worker(w.node_id, w.job_id, [remaining, sweep] {
+      if (--*remaining == 0) sweep();
+    });
+}
+
+void Shutdown::finish(const std::function<void()>& done) {
+  ctx_.exited = true;
+  monitor_.stop_sampler();
+  ctx_.shutdown_done_at = ctx_.exec.now();
+  Json left = Json::array();
+  for (const auto& j : ctx_.backend.list_jobs()) left.push_back(j.id);
+  ctx_.trace.record(ctx_.exec.now(), "shutdown_done", {{"jobs_left", left}});
+  if (done) done();
+}
+
+}  // namespace vramsim

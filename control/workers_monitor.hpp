@@ -1,0 +1,81 @@
+#pragma once
+// The SLURM workers monitor (BioEngine's `bioengine/cluster/slurm_workers.py`,
+// SlurmWorkers): the monitor loop, whose pass samples each worker's usage
+// into the status history and asks the autoscaler model to scale up (one
+// worker job at a time, `_check_scale_up`, polled until its node registers
+// or the job disappears) or down (idle workers stopped gracefully and their
+// jobs cancelled, `_close_worker`); nodes registering with the head and
+// leaving it; and the periodic device-memory sample.
+//
+// Cost: a pass reads only the workers whose usage changed since the last
+// one, plus the autoscaler model. A graceful stop costs O(log jobs) per
+// poll: its cancel wait asks the backend about its own jobs only
+// (ClusterBackend::still_listed), never for the whole listing, so N workers
+// stopped at once cost O(N log N), not O(N^2).
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "control/control_context.hpp"
+#include "control/replica_memory.hpp"
+#include "models/idle_history.hpp"
+
+namespace vramsim {
+
+class WorkersMonitor {
+ public:
+  WorkersMonitor(ControlContext& ctx, ReplicaMemory& memory);
+
+  void start();         // the monitor loop (SLURM mode) and the memory sampler
+  void stop_loop();     // shutdown began: no further pass, so no scale-up while draining
+  void stop_sampler();  // the process exited
+  // A worker's node registered; false when the head is gone (the node is
+  // traced unclaimed and does not join).
+  bool register_node(NodeSpec spec);
+  struct LostNode {
+    NodeId node;
+    std::vector<Demand> demands;  // what it held, for the apps manager
+  };
+  // The node of this job left; nullopt when no node has the job.
+  std::optional<LostNode> remove_node(const std::string& job_id, const std::string& reason);
+  // Shutdown: the worker creation task in flight is cancelled, its job left.
+  void cancel_creation();
+  // Graceful stop: stop the node, wait for it to leave (or the grace period),
+  // then cancel its job and wait for the job to leave squeue.
+  void close_worker(const std::string& node_id, const std::string& job_id, std::function<void()> done);
+  // scancel of the jobs still listed, then one squeue per poll for all of
+  // them until none is listed or the grace period ends; `done` gets those
+  // seen gone.
+  void cancel_and_wait(std::vector<std::string> jobs, std::function<void(std::vector<std::string>)> done);
+
+ private:
+  void schedule_tick(Duration delay);
+  void tick();
+  void sample_status();  // the pass's sample into history_
+  int worker_jobs() const;
+  void scale_up(const ScaleDecision& d, SimTime now, int worker_jobs);
+  void poll_creation(const std::string& job_id);
+  void wait_node_gone(const std::string& node_id, const std::string& job_id, SimTime deadline,
+                      std::function<void()> done);
+
+  ControlContext& ctx_;
+  Executor& exec_;
+  ClusterBackend& backend_;
+  ClusterState& cluster_;
+  TraceRecorder& trace_;
+  const ControlConfig& cfg_;
+  ReplicaMemory& memory_;
+
+  TimerId monitor_timer_ = 0;
+  Executor::Periodic sampler_;
+  IdleHistory history_;
+  std::optional<std::string> creation_job_;
+  bool creation_submitting_ = false;  // sbatch not answered yet
+  std::optional<SimTime> last_scale_up_;
+  std::optional<SimTime> last_scale_down_check_;  // none: never, as the epoch is for the real loop
+  std::map<std::string, std::string> deletions_;  // node -> job being stopped
+};
+
+}  // namespace vramsim
