@@ -237,11 +237,12 @@ TEST(ShutdownWhileRunning, FixedDrainsAndLeavesTheQueueEmpty) {
 TEST(ShutdownWhileRunning, NoScaleUpOnceShutdownHasStarted) {
   for (const auto& [policy, at] : {std::pair<std::string, SimTime>{"legacy", 709500 * kMillisecond},
                                    std::pair<std::string, SimTime>{"fixed", 704500 * kMillisecond}}) {
+    const std::string name = policy;  // clang 14 cannot capture a structured binding in a lambda
     Sim sim(policy);
     sim.control->deploy(vram_app());
     sim.at(100 * kSecond, [&] { sim.control->deploy(vram_app()); });  // legacy: now that the node is up
     sim.at(at, [&] {
-      ASSERT_EQ(sim.control->app("app")->life.state(), AppState::Running) << policy;
+      ASSERT_EQ(sim.control->app("app")->life.state(), AppState::Running) << name;
       sim.control->shutdown();
     });
     sim.loop.run();

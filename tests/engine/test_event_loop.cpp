@@ -255,8 +255,8 @@ TEST(Periodic, StartsRelativeToNow) {
 
 TEST(Periodic, RejectsNonPositivePeriod) {
   EventLoop loop;
-  EXPECT_THROW(loop.every(0, [] {}), std::invalid_argument);
-  EXPECT_THROW(loop.every(-5, [] {}), std::invalid_argument);
+  EXPECT_THROW(static_cast<void>(loop.every(0, [] {})), std::invalid_argument);
+  EXPECT_THROW(static_cast<void>(loop.every(-5, [] {})), std::invalid_argument);
   EXPECT_TRUE(loop.empty());
 }
 

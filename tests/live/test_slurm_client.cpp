@@ -217,7 +217,8 @@ TEST_F(SlurmLive, SubmitListCancelGone) {
   odd.env.push_back({"SQUEUE_FORMAT", "%i"});
   auto [jobs, list_err] = list(&odd);
   ASSERT_TRUE(jobs) << list_err;
-  EXPECT_TRUE(std::any_of(jobs->begin(), jobs->end(), [&](const SqueueJob& j) { return j.id == *id; }));
+  const std::string job_id = *id;  // clang 14 cannot capture a structured binding in a lambda
+  EXPECT_TRUE(std::any_of(jobs->begin(), jobs->end(), [&](const SqueueJob& j) { return j.id == job_id; }));
 
   asio::io_context io;
   ProcessRunner runner(io);
