@@ -58,7 +58,7 @@ RunFacts gather(const std::vector<TraceEvent>& events) {
   f.policies = events.front()["policies"];
   std::set<std::string> seen;
   static const std::set<std::string> job_kinds = {"job_rejected", "job_submitted", "job_ended", "node_registered",
-                                                  "scale_up"};
+                                                  "scale_up", "job_pending"};
   for (std::size_t i = 0; i < events.size(); ++i) {
     const TraceEvent& e = events[i];
     if (e["app"].is_string()) f.by_app[e["app"].get<std::string>()].push_back(i);
@@ -237,16 +237,24 @@ struct WorkerJobs {
   int refused = 0;
   std::string refusal;               // the first refusal's error
   std::vector<std::string> waiting;  // submitted, neither registered nor ended
+  std::map<std::string, std::string> held;  // waiting job -> SLURM's last pending reason (live runs)
+  std::vector<const TraceEvent*> failed;    // ended before their node registered, not cancelled
 };
 
 WorkerJobs worker_jobs_since(const std::vector<TraceEvent>& events, const Attempt& a, const RunFacts& f,
                              SimTime cutoff, std::vector<Cause>& out) {
   WorkerJobs w;
-  std::set<std::string> done;  // registered or ended
+  std::set<std::string> done, registered;  // registered or ended; registered
   const auto first = std::lower_bound(f.job_events.begin(), f.job_events.end(), a.from);
-  for (auto it = first; it != f.job_events.end() && events[*it].t <= cutoff; ++it)
-    if (events[*it].kind == "job_ended" || (events[*it].kind == "node_registered" && !text(events[*it]["job"]).empty()))
-      done.insert(text(events[*it]["job"]));
+  for (auto it = first; it != f.job_events.end() && events[*it].t <= cutoff; ++it) {
+    const TraceEvent& e = events[*it];
+    if (e.kind == "job_ended" || (e.kind == "node_registered" && !text(e["job"]).empty())) done.insert(text(e["job"]));
+    if (e.kind == "node_registered") registered.insert(text(e["job"]));
+    if (e.kind == "job_pending") w.held[text(e["job"])] = text(e["reason"]);
+    if (e.kind == "job_ended" && !registered.count(text(e["job"])) && e["state"] != "CANCELLED" &&
+        e["state"] != "COMPLETED")
+      w.failed.push_back(&e);
+  }
   for (auto it = first; it != f.job_events.end() && events[*it].t <= cutoff; ++it) {
     const TraceEvent& e = events[*it];
     if (e.kind == "job_rejected") {
@@ -352,11 +360,28 @@ void pending_causes(const std::vector<TraceEvent>& events, const Attempt& a, con
     c.detail["refusals"] = w.refused;
     out.insert(out.begin() + static_cast<std::ptrdiff_t>(before), std::move(c));
   }
+  if (!w.failed.empty()) {
+    const TraceEvent& last = *w.failed.back();
+    Cause c = make("worker_job_failed", true,
+                   "pending: " + std::to_string(w.failed.size()) + " worker job(s) ended before their node " +
+                       "registered; the last, " + text(last["job"]) + ", " + text(last["state"]) + ": " +
+                       text(last["reason"]));
+    c.detail["jobs"] = static_cast<int>(w.failed.size());
+    out.push_back(std::move(c));
+  }
   if (!w.waiting.empty()) {
+    std::string held;
+    Json reasons = Json::object();
+    for (const auto& j : w.waiting)
+      if (auto r = w.held.find(j); r != w.held.end()) {
+        held += (held.empty() ? "" : ", ") + ("job " + j + " PENDING: " + r->second);
+        reasons[j] = r->second;
+      }
     Cause c = make("waiting_for_worker", true,
                    "pending: waiting for worker job " + join(w.waiting) + " to start and register at " +
-                       seconds(cutoff));
+                       seconds(cutoff) + (held.empty() ? "" : "; SLURM holds it back (" + held + ")"));
     c.detail["jobs"] = w.waiting;
+    if (!reasons.empty()) c.detail["slurm_reasons"] = reasons;
     out.push_back(std::move(c));
   }
   const bool none_coming = w.waiting.empty() && w.refused == 0;

@@ -113,7 +113,9 @@ void WorkersMonitor::tick() {
     case ScaleDecision::Action::ScaleDown:
       for (const auto& w : d.remove) {
         if (deletions_.count(w.node_id)) continue;
-        trace_.record(s.now, "scale_down",
+        // The clock's now, not the snapshot's: live, the stops before this
+        // one took wall time, and a trace never goes back.
+        trace_.record(exec_.now(), "scale_down",
                       {{"node", w.node_id}, {"job", w.job_id}, {"idle_for_us", d.idle_for}});
         close_worker(w.node_id, w.job_id, {});
       }

@@ -15,6 +15,7 @@
 #include <fstream>
 
 #include "backends/slurm/ids.hpp"
+#include "live/head_address.hpp"
 #include "engine/format.hpp"
 #include "models/status.hpp"
 
@@ -161,8 +162,9 @@ void LiveHead::choose_names() {
   agent_program_ = find_agent(opt_.agent_program);
   if (auto why = script_path_problem(agent_program_); !why.empty())
     throw LiveOptionError("--agent '" + agent_program_ + "': " + why);
-  if (auto why = script_path_problem(opt_.bind); !why.empty())
-    throw LiveOptionError("--bind '" + opt_.bind + "': " + why);
+  endpoints_ = choose_head_endpoints(opt_.bind, opt_.advertise, opt_.agent_port, this_host_name());
+  if (auto why = script_path_problem(endpoints_.advertise_host); !why.empty())
+    throw LiveOptionError("--advertise '" + endpoints_.advertise_host + "': " + why);
 }
 
 void LiveHead::create_workdir() {
@@ -205,12 +207,18 @@ SlurmBackendConfig LiveHead::backend_config() const {
   bc.secret_file = secret_path_;
   bc.advertisement = policies_.names.at("advertisement");
   if (opt_.agent_heartbeat_s > 0) bc.agent_heartbeat = seconds(opt_.agent_heartbeat_s);
+  bc.agent_connect_timeout_s = opt_.agent_connect_timeout_s;
   bc.squeue_poll = opt_.squeue_poll;
+  bc.time_scale = opt_.time_scale;
+  bc.max_failed_starts = opt_.max_failed_starts;
   bc.squeue_watch_poll = opt_.squeue_watch_poll;
   bc.squeue_watch_window = opt_.squeue_watch_window;
   bc.client = opt_.client;
-  bc.server.bind = opt_.bind;
-  bc.server.port = opt_.agent_port;
+  bc.server.bind = endpoints_.bind;
+  bc.server.port = endpoints_.listen_port;
+  bc.agent_head_host = endpoints_.advertise_host;
+  if (endpoints_.advertise_port != 0)
+    bc.agent_head_address = endpoints_.advertise_host + ":" + std::to_string(endpoints_.advertise_port);
   bc.server.heartbeat_timeout = opt_.agent_timeout;
   bc.accelerator_type = ray_accelerator_type;
   if (opt_.emulate_boot) {
@@ -247,11 +255,15 @@ void LiveHead::build_world() {
 void LiveHead::open_status_listener() {
   if (opt_.status_port < 0) return;
   status_listener_ = std::make_unique<StatusListener>(
-      io_, opt_.bind, static_cast<unsigned short>(opt_.status_port), [this] {
+      io_, endpoints_.status_bind, static_cast<unsigned short>(opt_.status_port), [this] {
         const Json state = get_cluster_state(cluster_, exec_->now(), status_opts_);
         std::string text = "status at " + format_seconds(exec_->now()) + " s (live " + out_.run_id +
                            "): " + vram_summary(state) + "\n";
         for (const auto& l : format_status_lines(state)) text += l + "\n";
+        // Jobs SLURM holds back, with its reason: a job stuck on
+        // QOSMaxGRESPerUser or InvalidAccount never becomes a node.
+        for (const auto& [job, reason] : backend_->pending_reasons())
+          text += "job " + job + " PENDING: " + reason + "\n";
         return text;
       });
 }
@@ -262,12 +274,17 @@ void LiveHead::record_start() {
   trace_.record(0, "run_started",
                 {{"scenario", out_.result.scenario}, {"seed", seed_}, {"policies", policy_names}, {"mode", "live"},
                  {"time_scale", opt_.time_scale}, {"emulate_boot", opt_.emulate_boot}, {"run_id", out_.run_id},
-                 {"agent_port", backend_->agent_port()},
+                 {"agent_port", backend_->agent_port()}, {"bind", endpoints_.bind},
+                 {"advertise", backend_->agent_head()},
                  {"status_port", status_listener_ ? Json(status_listener_->port()) : Json()}});
   log_ << "vramsim live: run " << out_.run_id << ", time scale " << format_number(opt_.time_scale)
-       << ", agents on " << opt_.bind << ":" << backend_->agent_port();
-  if (status_listener_) log_ << ", status on " << opt_.bind << ":" << status_listener_->port();
+       << ", agents on " << endpoints_.bind << ":" << backend_->agent_port() << " dialling " << backend_->agent_head();
+  if (status_listener_) log_ << ", status on " << endpoints_.status_bind << ":" << status_listener_->port();
   log_ << ", trace " << out_.trace_path << std::endl;
+  if (const std::string w = advertise_warning(endpoints_.advertise_host); !w.empty()) {
+    log_ << "vramsim live: warning: " << w << std::endl;
+    trace_.record(0, "head_warning", {{"warning", w}});
+  }
 }
 
 // ---- how the run ends --------------------------------------------------------
@@ -303,8 +320,10 @@ void LiveHead::maybe_finish() {
   if (control_->shut_down() && actions_left_ == 0) finish();
 }
 
-// Once the control plane is done: give squeue a moment to show the last
-// cancellations, then stop.
+// Once the control plane is done: wait (up to --drain-timeout) until squeue
+// no longer lists the jobs on their way out (cancelled, drained,
+// COMPLETING), then stop. Jobs the control plane left alone are reported
+// as left behind, not waited for.
 void LiveHead::finish() {
   if (stopping_) return;
   stopping_ = true;
@@ -313,7 +332,7 @@ void LiveHead::finish() {
 }
 
 void LiveHead::drain_check() {
-  if (backend_->live_job_ids().empty() || std::chrono::steady_clock::now() >= drain_deadline_) {
+  if (backend_->leaving_job_ids().empty() || std::chrono::steady_clock::now() >= drain_deadline_) {
     io_.stop();
     return;
   }
@@ -375,6 +394,10 @@ void LiveHead::cancel_after_abort() {
 void LiveHead::write_outcome() {
   backend_->close();
   out_.jobs_left = backend_->live_job_ids();
+  // What each job left behind was doing: a COMPLETING one is running its
+  // epilog and will go; a RUNNING one is a leaked allocation.
+  for (const auto& j : backend_->list_jobs())
+    log_ << "vramsim live: job " << j.id << " still in squeue, " << name(j.state) << std::endl;
   Json left = Json::array();
   for (const auto& j : out_.jobs_left) left.push_back(j);
   driver_->finish(exec_->now(), exec_->fired(), Json{{"jobs_left", left}}, [this](RunMetrics& m) {

@@ -15,6 +15,7 @@
 #include "backends/slurm/slurm_backend.hpp"
 #include "control/control_plane.hpp"
 #include "engine/random.hpp"
+#include "live/head_address.hpp"
 #include "live/live_run.hpp"
 #include "live/wall_clock_executor.hpp"
 #include "models/policy_set.hpp"
@@ -66,6 +67,7 @@ class LiveHead {
   std::uint64_t seed_ = 0;
   PolicySet policies_;
   std::string agent_program_, secret_path_;
+  HeadEndpoints endpoints_;
 
   boost::asio::io_context io_;
   std::unique_ptr<WallClockExecutor> exec_;  // built after the preflight: its clock starts then

@@ -25,7 +25,8 @@ struct LiveOptions {
   std::optional<std::string> policies;
   std::optional<std::uint64_t> seed;
   double time_scale = 1.0;                 // wall seconds per scenario second
-  std::string bind = "127.0.0.1";          // agents' and status listeners' address
+  std::string bind;                        // agent listener's address; "": every address (head_address.hpp)
+  std::string advertise;                   // HOST[:PORT] agents dial; "": see choose_head_endpoints
   unsigned short agent_port = 0;           // 0: any free port
   int status_port = -1;                    // -1: no status listener; 0: any free port
   std::string run_id;                      // default: generated
@@ -38,10 +39,12 @@ struct LiveOptions {
   std::string status_json_path;
   std::chrono::milliseconds agent_timeout{15000};  // wall: silence after which a node is lost
   double agent_heartbeat_s = 0;                    // wall; 0: the agent's default
+  double agent_connect_timeout_s = 60;             // wall: how long an agent keeps trying to reach the head
   std::chrono::milliseconds squeue_poll{250};
   std::chrono::milliseconds squeue_watch_poll{0};      // SlurmBackendConfig::squeue_watch_poll
   std::chrono::milliseconds squeue_watch_window{3000};
-  std::chrono::milliseconds drain_wait{10000};     // after shutdown, wait this long for squeue to empty
+  std::chrono::milliseconds drain_wait{120000};    // after shutdown, wait at most this long for squeue to empty
+  int max_failed_starts = 5;                       // SlurmBackendConfig::max_failed_starts
   slurm::SlurmClientConfig client;
   // Agents wait the scenario's drawn node_boot + registration before they
   // register, and its job_exit_after_stop after a drain: the SLURM queue and

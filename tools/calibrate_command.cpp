@@ -1,4 +1,5 @@
 #include "tools/calibrate_command.hpp"
+#include "tools/exit_codes.hpp"
 
 #include <cmath>
 #include <iomanip>
@@ -11,10 +12,7 @@
 
 namespace vramsim {
 
-namespace {
-constexpr int kInvalid = 2;
-constexpr int kOutput = 3;
-}  // namespace
+using namespace cli;  // the shared exit statuses
 
 std::unique_ptr<CalibrateCommand> add_calibrate_command(CLI::App& app) {
   auto c = std::make_unique<CalibrateCommand>();

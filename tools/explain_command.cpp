@@ -1,4 +1,5 @@
 #include "tools/explain_command.hpp"
+#include "tools/exit_codes.hpp"
 
 #include <iostream>
 
@@ -8,6 +9,8 @@
 #include "analysis/trace_diff.hpp"
 
 namespace vramsim {
+
+using namespace cli;  // the shared exit statuses
 
 std::unique_ptr<ExplainCommand> add_explain_command(CLI::App& app) {
   auto c = std::make_unique<ExplainCommand>();
@@ -21,7 +24,6 @@ std::unique_ptr<ExplainCommand> add_explain_command(CLI::App& app) {
 }
 
 int run_explain_command(const ExplainCommand& c) {
-  constexpr int kInvalid = 2, kOutput = 3;
   if (c.format != "text" && c.format != "json") {
     std::cerr << "vramsim explain: --format: expected text or json, got '" << c.format << "'\n";
     return kInvalid;

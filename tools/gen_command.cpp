@@ -1,10 +1,13 @@
 #include "tools/gen_command.hpp"
+#include "tools/exit_codes.hpp"
 
 #include <fstream>
 #include <sstream>
 #include <iostream>
 
 namespace vramsim {
+
+using namespace cli;  // the shared exit statuses
 
 std::unique_ptr<GenCommand> add_gen_command(CLI::App& app) {
   auto c = std::make_unique<GenCommand>();
@@ -35,7 +38,6 @@ std::unique_ptr<GenCommand> add_gen_command(CLI::App& app) {
 }
 
 int run_gen_command(GenCommand& c) {
-  constexpr int kInvalid = 2, kOutput = 3;
   auto fail = [](const std::string& msg) {
     std::cerr << "vramsim gen: " << msg << "\n";
     return kInvalid;

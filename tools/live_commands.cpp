@@ -12,11 +12,12 @@ namespace vramsim {
 
 struct LiveCommandState {
   CLI::App *live = nullptr, *status = nullptr, *diff = nullptr;
-  std::string scenario, policies, run_id, workdir, trace, agent, bind = "127.0.0.1", cleanup, journal;
+  std::string scenario, policies, run_id, workdir, trace, agent, bind, advertise, cleanup, journal;
   std::string status_every, status_csv = "status-timeline.csv", status_json;
   std::vector<std::string> status_at;
   double time_scale = 1.0, agent_timeout_s = 15, heartbeat_s = 0, squeue_poll_s = 0.25;
-  double squeue_watch_poll_s = 0, squeue_watch_window_s = 3;
+  double squeue_watch_poll_s = 0, squeue_watch_window_s = 3, drain_timeout_s = 120, connect_timeout_s = 60;
+  int max_failed_starts = 5;
   int agent_port = 0, status_port = -1;
   bool emulate_boot = false;
   std::uint64_t seed = 0;
@@ -32,7 +33,19 @@ LiveCommands::LiveCommands(CLI::App& app) : s_(std::make_unique<LiveCommandState
   s.live->add_option("--policies", s.policies, "legacy | fixed | preset,model=variant,... (default: the scenario's)");
   s.seed_opt = s.live->add_option("--seed", s.seed, "override the scenario's seed");
   s.live->add_option("--time-scale", s.time_scale, "wall seconds per scenario second, in (0, 1000] (default 1)");
-  s.live->add_option("--bind", s.bind, "address the agent and status listeners bind (default 127.0.0.1)");
+  s.live->add_option("--bind", s.bind,
+                     "address or host name the agent listener binds (default: every address; the status "
+                     "listener then stays on 127.0.0.1)");
+  s.live->add_option("--advertise", s.advertise,
+                     "HOST[:PORT] the worker jobs' agents dial (default: --bind's address, else this host's name)");
+  s.live->add_option("--agent-connect-timeout", s.connect_timeout_s,
+                     "wall seconds an agent keeps trying to reach the head (resolving its name, retrying every "
+                     "0.5 s) before its job fails, in (0, 3600] (default 60)");
+  s.live->add_option("--drain-timeout", s.drain_timeout_s,
+                     "after shutdown, wall seconds to wait for the run's jobs to leave squeue, in (0, 3600] (default 120)");
+  s.live->add_option("--max-failed-starts", s.max_failed_starts,
+                     "worker jobs ending before their agent registered, in a row, before the run stops submitting, "
+                     "1..1000 (default 5)");
   s.live->add_option("--agent-port", s.agent_port, "agent listener port (default: any free port)");
   s.live->add_option("--status-port", s.status_port, "serve status lines on this port (0: any free port)");
   s.live->add_option("--run-id", s.run_id, "the run's id, also the jobs' --comment (default: generated)");
@@ -107,6 +120,19 @@ std::optional<int> LiveCommands::run() {
               << s.squeue_watch_window_s << "\n";
     return 2;
   }
+  if (!(s.connect_timeout_s > 0) || s.connect_timeout_s > 3600) {
+    std::cerr << "vramsim: live: --agent-connect-timeout: expected seconds in (0, 3600], got " << s.connect_timeout_s
+              << "\n";
+    return 2;
+  }
+  if (!(s.drain_timeout_s > 0) || s.drain_timeout_s > 3600) {
+    std::cerr << "vramsim: live: --drain-timeout: expected seconds in (0, 3600], got " << s.drain_timeout_s << "\n";
+    return 2;
+  }
+  if (s.max_failed_starts < 1 || s.max_failed_starts > 1000) {
+    std::cerr << "vramsim: live: --max-failed-starts: expected 1..1000, got " << s.max_failed_starts << "\n";
+    return 2;
+  }
   if (s.heartbeat_s < 0 || s.heartbeat_s > 3600) {
     std::cerr << "vramsim: --heartbeat: expected seconds in [0, 3600], got " << s.heartbeat_s << "\n";
     return 2;
@@ -125,6 +151,10 @@ std::optional<int> LiveCommands::run() {
   opt.time_scale = s.time_scale;
   opt.emulate_boot = s.emulate_boot;
   opt.bind = s.bind;
+  opt.advertise = s.advertise;
+  opt.drain_wait = std::chrono::milliseconds(std::lround(s.drain_timeout_s * 1000));
+  opt.max_failed_starts = s.max_failed_starts;
+  opt.agent_connect_timeout_s = s.connect_timeout_s;
   opt.agent_port = static_cast<unsigned short>(s.agent_port);
   opt.status_port = s.status_port;
   opt.run_id = s.run_id;

@@ -1,4 +1,5 @@
 #include "tools/replay_command.hpp"
+#include "tools/exit_codes.hpp"
 
 #include <filesystem>
 #include <iostream>
@@ -9,6 +10,8 @@
 #include "workload/replay.hpp"
 
 namespace vramsim {
+
+using namespace cli;  // the shared exit statuses
 
 std::unique_ptr<ReplayCommand> add_replay_command(CLI::App& app) {
   auto c = std::make_unique<ReplayCommand>();
@@ -23,7 +26,6 @@ std::unique_ptr<ReplayCommand> add_replay_command(CLI::App& app) {
 }
 
 int run_replay_command(const ReplayCommand& c) {
-  constexpr int kInvalid = 2, kOutput = 3;
   auto fail = [](const std::string& msg) {
     std::cerr << "vramsim replay: " << msg << "\n";
     return kInvalid;

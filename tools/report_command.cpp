@@ -1,4 +1,5 @@
 #include "tools/report_command.hpp"
+#include "tools/exit_codes.hpp"
 
 #include <spawn.h>
 #include <sys/wait.h>
@@ -15,10 +16,11 @@
 extern char** environ;
 
 namespace vramsim {
+
+using namespace cli;  // the shared exit statuses
 namespace fs = std::filesystem;
 namespace {
 
-constexpr int kInvalid = 2, kOutput = 3;
 
 // A string inside a double-quoted gnuplot string.
 std::string gp_quote(const std::string& s) {

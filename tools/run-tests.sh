@@ -1,22 +1,21 @@
 #!/usr/bin/env bash
-# Installs, builds and runs every test: once in a release build (gcc), once
-# under AddressSanitizer + UndefinedBehaviorSanitizer (clang), then fuzzes
-# the scenario format for 60 s with libFuzzer in that same sanitizer build.
-# Neither test build carries full debug info, which costs the most compile
-# and link time: the release one is -O2 without it, the sanitizer one -O1
-# with line tables only (ASan's reports still name file and line). Build
-# with tools/build.sh (-O2 -g) before taking benchmark figures.
+# Installs, builds and runs every test, in one build: clang with
+# AddressSanitizer + UndefinedBehaviorSanitizer, -O1 with line tables only
+# (ASan's reports still name file and line), which is also the libFuzzer
+# build; then fuzzes the scenario format for 60 s in it. Each source is
+# compiled once. Where a CUDA toolkit is found, the CUDA probe (which the
+# sanitizers cannot instrument) is built in build/ and its tests run there.
+#   VRAMSIM_TEST_RELEASE=1   also build everything with gcc -O2 in build/ and
+#                            run the whole suite there (twice the time)
+#   VRAMSIM_CTEST_JOBS=N     tests at once (default: twice the cores; most
+#                            of the live tests wait on SLURM and the wall)
+# Build with tools/build.sh (-O2 -g) before taking benchmark figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
-jobs=${VRAMSIM_JOBS:-$(nproc)}
+cores=${VRAMSIM_JOBS:-$(nproc)}
+ctest_jobs=${VRAMSIM_CTEST_JOBS:-$((2 * cores))}
 
-VRAMSIM_OPT="-O2 -DNDEBUG" tools/build.sh build
-(cd build && ctest --output-on-failure -j "$jobs")
-
-# The sanitizer build is also the fuzzing build: its sources are compiled
-# once, with the sanitizers and libFuzzer's coverage, for the tests and for
-# the fuzz targets alike.
 cxx=${VRAMSIM_FUZZ_CXX:-}
 if [ -z "$cxx" ]; then
   for c in clang++-14 clang++; do
@@ -31,8 +30,17 @@ asan_opt="-O1 -g1 -DNDEBUG"
 VRAMSIM_OPT="$asan_opt" tools/build.sh build-asan -DVRAMSIM_SANITIZE=ON -DVRAMSIM_BENCHMARKS=OFF "${fuzz[@]}"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-(cd build-asan && ctest --output-on-failure -j "$jobs")
+(cd build-asan && ctest --output-on-failure -j "$ctest_jobs")
 
 if [ -n "$cxx" ]; then
   VRAMSIM_FUZZ_DIR=build-asan tools/fuzz.sh "${VRAMSIM_FUZZ_SECONDS:-60}"
+fi
+
+unset ASAN_OPTIONS UBSAN_OPTIONS
+if [ "${VRAMSIM_TEST_RELEASE:-0}" = 1 ]; then
+  VRAMSIM_OPT="-O2 -DNDEBUG" tools/build.sh build
+  (cd build && ctest --output-on-failure -j "$ctest_jobs")
+elif command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+  VRAMSIM_OPT="-O2 -DNDEBUG" VRAMSIM_TARGETS="test_cuda_probe" tools/build.sh build -DVRAMSIM_BENCHMARKS=OFF
+  (cd build && ctest --output-on-failure -j "$ctest_jobs" -L cuda_probe)
 fi

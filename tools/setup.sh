@@ -14,6 +14,8 @@ packages=(
   clang libclang-rt-14-dev
   # live mode and its integration tests: a real single-node SLURM on loopback
   slurm-wlm munge
+  # the multi-node harness: network namespaces, veth pairs and a bridge
+  iproute2 util-linux
   # vramsim report draws its plots with gnuplot (PNG via cairo, SVG)
   gnuplot-nox
   # docs/architecture.svg: the library graph CMake writes, drawn (tools/draw-architecture)

@@ -1,4 +1,5 @@
 #include "tools/sweep_command.hpp"
+#include "tools/exit_codes.hpp"
 
 #include <unistd.h>
 
@@ -23,6 +24,8 @@
 #include "runner/sweep.hpp"
 
 namespace vramsim {
+
+using namespace cli;  // the shared exit statuses
 
 std::unique_ptr<SweepCommand> add_sweep_command(CLI::App& app) {
   auto c = std::make_unique<SweepCommand>();
@@ -138,7 +141,7 @@ void write_then_rename(const std::string& out, const std::vector<std::string>& t
 // Submits the array, waits until squeue no longer lists it, merges the parts.
 int run_on_slurm(const SweepCommand& c, const SweepGrid& grid) {
   namespace fs = std::filesystem;
-  constexpr int kFailed = 3, kInterrupted = 130;
+  constexpr int kFailed = 3;
   const std::size_t runs = grid.size();
   const std::size_t tasks = c.tasks ? c.tasks : std::max<std::size_t>(1, std::min<std::size_t>(runs, 16));
   if (tasks > 100000) throw SweepError("--tasks: expected at most 100000 array tasks");
@@ -256,7 +259,6 @@ int run_on_slurm(const SweepCommand& c, const SweepGrid& grid) {
 }  // namespace
 
 int run_sweep_command(const SweepCommand& c) {
-  constexpr int kInvalid = 2, kOutput = 3, kInternal = 4, kInterrupted = 130;
   try {
     // The base file first, with the scenario loader's own messages.
     const Scenario base = load_scenario(c.scenario);

@@ -81,7 +81,13 @@ class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
     if (phase_ == Phase::Closed || closing_ || s_->closed) return;
     if (ec) {
       if (phase_ == Phase::Registered) {
-        gone(goodbye_ || drain_sent_ ? "drained" : "connection closed");
+        // A drain's goodbye is the simulated "ray stop"; any other goodbye
+        // (SIGTERM at a time limit, a preemption, someone's scancel) is
+        // passed on as the agent said it.
+        if (goodbye_ && goodbye_reason_ != "drain")
+          gone("goodbye: " + goodbye_reason_);
+        else
+          gone(goodbye_ || drain_sent_ ? "drained" : "connection closed");
       } else {
         refuse("connection closed before registration");
       }
@@ -156,6 +162,7 @@ class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
       auto g = parse_goodbye(m);
       if (!g) return refuse(g.error);
       goodbye_ = true;
+      goodbye_reason_ = g.value.reason;
     } else if (type == "error") {
       auto e = parse_error(m);
       if (!e) return refuse(e.error);
@@ -264,6 +271,7 @@ class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
   bool writing_ = false;
   bool closing_ = false;
   bool goodbye_ = false;
+  std::string goodbye_reason_;
   bool drain_sent_ = false;
   Phase phase_ = Phase::AwaitHello;
   std::string peer_, nonce_, job_id_;

@@ -70,6 +70,8 @@ std::vector<std::string> child_environment(const SpawnSpec& spec) {
       if (k == key) return true;
     for (const auto& u : spec.unset_env)
       if (u == key) return true;
+    for (const auto& p : spec.unset_env_prefixes)
+      if (key.compare(0, p.size(), p) == 0) return true;
     return false;
   };
   std::vector<std::string> env;
@@ -414,6 +416,7 @@ void ProcessRunner::run(CommandSpec spec, std::function<void(CommandResult)> don
   SpawnSpec how;
   how.argv = spec.argv;
   how.env = spec.env;
+  how.unset_env_prefixes = spec.unset_env_prefixes;
   how.in = SpawnSpec::Stream::Socket;
   how.parent_death_signal = spec.parent_death_signal;
   SpawnedChild started = spawn_process(how);

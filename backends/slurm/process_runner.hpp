@@ -46,6 +46,9 @@ struct SpawnSpec {
   // Added to (or replacing in) the inherited environment, and removed from it.
   std::vector<std::pair<std::string, std::string>> env;
   std::vector<std::string> unset_env;
+  // Every inherited variable whose name starts with one of these is removed
+  // (those `env` sets are then added).
+  std::vector<std::string> unset_env_prefixes;
   // Null: /dev/null; Pipe: a pipe to us; Socket: a Unix stream socket to us
   // (writes to it raise no SIGPIPE); Inherit: ours.
   enum class Stream { Null, Pipe, Socket, Inherit };
@@ -76,6 +79,7 @@ struct CommandSpec {
   std::chrono::milliseconds timeout{10000};
   // Added to (or replacing in) the inherited environment.
   std::vector<std::pair<std::string, std::string>> env;
+  std::vector<std::string> unset_env_prefixes;  // SpawnSpec::unset_env_prefixes
   int parent_death_signal = 0;  // SpawnSpec::parent_death_signal
 };
 

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <set>
 
 #include "engine/format.hpp"
-#include <set>
 
 namespace vramsim {
 
@@ -22,19 +23,33 @@ void SlurmBackend::close() {
   if (closed_) return;
   closed_ = true;
   poll_timer_.cancel();
+  for (auto& t : held_submissions_) t->cancel();
+  held_submissions_.clear();
   server_.close();
 }
 
-std::string SlurmBackend::worker_script(const WorkerJobSize& size) const {
+std::string SlurmBackend::agent_head() const {
+  if (!cfg_.agent_head_address.empty()) return cfg_.agent_head_address;
+  std::string host = cfg_.agent_head_host.empty() ? cfg_.server.bind : cfg_.agent_head_host;
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";  // an IPv6 address
+  return host + ":" + std::to_string(server_.port());
+}
+
+std::string SlurmBackend::worker_script(const WorkerJobSize& scenario_size) const {
+  // The scenario's time limit on the wall clock: at --time-scale 0.05 a
+  // 4-hour limit is 12 minutes, so the job lives as long as the scenario
+  // says, in the scenario's time.
+  WorkerJobSize size = scenario_size;
+  size.time_limit = static_cast<Duration>(std::ceil(static_cast<double>(size.time_limit) * cfg_.time_scale));
   SbatchOptions o;
   o.workspace_dir = cfg_.workspace_dir;
-  const std::string head =
-      cfg_.agent_head_address.empty() ? cfg_.server.bind + ":" + std::to_string(server_.port()) : cfg_.agent_head_address;
+  const std::string head = agent_head();
   o.head_address = head;
   std::string cmd = cfg_.agent_program + " --head " + head + " --secret-file " + cfg_.secret_file + " --run-id " +
                     cfg_.run_id + " --advertisement " + cfg_.advertisement + " --num-cpus " +
                     std::to_string(size.cpus) + " --num-gpus " + std::to_string(size.gpus);
   if (cfg_.agent_heartbeat > 0) cmd += " --heartbeat " + format_seconds(cfg_.agent_heartbeat);
+  if (cfg_.agent_connect_timeout_s > 0) cmd += " --connect-timeout " + format_number(cfg_.agent_connect_timeout_s);
   auto wall = [](double s) { return format_number(std::round(s * 1000.0) / 1000.0); };
   if (cfg_.startup_delay_s) cmd += " --startup-delay " + wall(cfg_.startup_delay_s());
   if (cfg_.exit_delay_s) cmd += " --exit-delay " + wall(cfg_.exit_delay_s());
@@ -43,6 +58,34 @@ std::string SlurmBackend::worker_script(const WorkerJobSize& size) const {
 }
 
 void SlurmBackend::submit_worker(const WorkerJobSize& size, SubmitDone done) {
+  // Jobs whose agent never connected, in a row: no more sbatch after the
+  // bound, a doubling wait before each sbatch until then.
+  if (failed_starts_ >= cfg_.max_failed_starts) {
+    const std::string error = "not submitted: the last " + std::to_string(failed_starts_) +
+                              " worker jobs ended before their agent registered (last: " + last_start_failure_ + ")";
+    trace_.record(exec_.now(), "job_rejected",
+                  {{"gpus", size.gpus}, {"cpus", size.cpus}, {"mem_per_cpu_gb", size.mem_per_cpu_gb}, {"error", error}});
+    done(std::nullopt, error);
+    return;
+  }
+  if (failed_starts_ > 0) {
+    const auto wait = cfg_.failure_backoff * (1 << std::min(failed_starts_ - 1, 10));
+    auto timer = std::make_shared<boost::asio::steady_timer>(poll_timer_.get_executor(), wait);
+    held_submissions_.push_back(timer);
+    trace_.record(exec_.now(), "job_submit_delayed",
+                  {{"wall_s", std::chrono::duration<double>(wait).count()}, {"failed_starts", failed_starts_}});
+    timer->async_wait([this, timer, size, done = std::move(done)](const boost::system::error_code& ec) mutable {
+      if (ec) return;  // closed
+      held_submissions_.erase(std::remove(held_submissions_.begin(), held_submissions_.end(), timer),
+                              held_submissions_.end());
+      sbatch_worker(size, std::move(done));
+    });
+    return;
+  }
+  sbatch_worker(size, std::move(done));
+}
+
+void SlurmBackend::sbatch_worker(const WorkerJobSize& size, SubmitDone done) {
   ++submits_in_flight_;
   ++submit_generation_;
   client_.submit(worker_script(size), slurm::job_comment(cfg_.run_id, ++submissions_),
@@ -106,6 +149,13 @@ std::vector<JobInfo> SlurmBackend::list_jobs() const {
   return out;
 }
 
+std::vector<std::string> SlurmBackend::leaving_job_ids() const {
+  std::vector<std::string> out;
+  for (const auto& [id, j] : jobs_)
+    if (!j.ended && (j.cancel_requested || j.stop_requested || j.state == JobState::Completing)) out.push_back(id);
+  return out;
+}
+
 std::vector<std::string> SlurmBackend::live_job_ids() const {
   std::vector<std::string> out;
   for (const auto& [id, j] : jobs_)
@@ -116,6 +166,7 @@ std::vector<std::string> SlurmBackend::live_job_ids() const {
 void SlurmBackend::stop_node(const std::string& id) {
   auto it = jobs_.find(id);
   if (it == jobs_.end() || !it->second.registered) return;
+  it->second.stop_requested = true;
   trace_.record(exec_.now(), "node_stop_requested", {{"job", id}});
   if (!server_.drain(id))
     trace_.record(exec_.now(), "agent_unreachable", {{"job", id}, {"error", "no agent connected for job " + id}});
@@ -217,14 +268,20 @@ void SlurmBackend::poll() {
       j.state = row.job_state;
       if (row.job_state == JobState::Running || row.job_state == JobState::Completing)
         job_seen_running(row.id, j, row.nodes);
+      // Why it waits, each time that changes: "Resources" is a full
+      // cluster, "QOSMaxGRESPerUser" or "InvalidAccount" a job that may
+      // never start.
+      const std::string reason = row.job_state == JobState::Pending && row.reason != "None" ? row.reason : "";
+      if (reason != j.pending_reason) {
+        j.pending_reason = reason;
+        if (!reason.empty()) trace_.record(exec_.now(), "job_pending", {{"job", row.id}, {"reason", reason}});
+      }
     }
     // A job submitted before this squeue ran and no longer listed has left.
     // Jobs whose sbatch answered while squeue ran may be missing from it;
     // they are judged from the next poll on (polled_once_).
     for (auto& [id, j] : jobs_)
-      if (!j.ended && !listed.count(id) && polled_once_.count(id))
-        job_gone(id, j, j.cancel_requested ? "CANCELLED" : "COMPLETED",
-                 j.cancel_requested ? "scancel" : "left the queue");
+      if (!j.ended && !j.gone && !listed.count(id) && polled_once_.count(id)) job_left_queue(id, j);
     for (const auto& [id, j] : jobs_) polled_once_.insert(id);
     // A job of the run that no sbatch answered with (its answer was lost and
     // squeue could not tell at the time): nothing would ever use or cancel
@@ -246,15 +303,94 @@ void SlurmBackend::job_seen_running(const std::string& id, Job& j, const std::st
   trace_.record(exec_.now(), "job_started", {{"job", id}, {"host", host}});
 }
 
-void SlurmBackend::job_gone(const std::string& id, Job& j, const std::string& state, const std::string& reason) {
+// Gone from squeue's active states: how it ended comes from SLURM's
+// records. Until they answer the job still counts as listed, so that its
+// end is traced before anything that waited for it (a cancel wait's
+// graceful_stop_done), as in the simulation.
+void SlurmBackend::job_left_queue(const std::string& id, Job& j) {
+  j.gone = true;
+  j.pending_reason.clear();
+  client_.ending(id, [this, id](std::optional<slurm::JobEnding> ending, std::string error) {
+    auto it = jobs_.find(id);
+    if (it != jobs_.end()) job_ended(id, it->second, ending, error);
+  });
+}
+
+void SlurmBackend::job_ended(const std::string& id, Job& j, const std::optional<slurm::JobEnding>& ending,
+                             const std::string& lookup_error) {
+  Json fields{{"job", id}};
+  std::string reason;
+  if (ending) {
+    j.state = ending->state;
+    reason = ending_reason(id, j, *ending);
+    fields["slurm_state"] = ending->slurm_state;
+    if (!ending->exit_code.empty()) fields["exit_code"] = ending->exit_code;
+    fields["source"] = ending->source;
+  } else {
+    // SLURM no longer knows the job (no accounting, MinJobAge passed): what
+    // the head saw is all there is.
+    j.state = j.cancel_requested ? JobState::Cancelled : JobState::Completed;
+    reason = j.cancel_requested ? "scancel" : !j.goodbye.empty() ? "agent " + j.goodbye : "left the queue";
+    fields["source"] = "head";
+    fields["lookup_error"] = lookup_error;
+  }
+  if (!j.ever_registered && !j.cancel_requested && j.state != JobState::Timeout) {
+    const std::string why = agent_log_reason(id);
+    reason = "agent never registered" + (why.empty() ? std::string() : ": " + why) + " (" + reason + ")";
+    if (!ending) j.state = JobState::Failed;
+  }
   j.ended = true;
-  j.state = state == "CANCELLED" ? JobState::Cancelled : JobState::Completed;
-  trace_.record(exec_.now(), "job_ended", {{"job", id}, {"state", state}, {"reason", reason}});
+  fields["state"] = name(j.state);
+  fields["reason"] = reason;
+  trace_.record(exec_.now(), "job_ended", fields);
+  count_start_outcome(j, reason);
   if (j.registered) {
     j.registered = false;
     fail_node_requests(id, "node of job " + id + " left");
     if (listener_) listener_->node_lost(id, reason);
   }
+}
+
+// The trace's reason for a job's end, in the simulation's words where it
+// has them ("scancel", "time limit reached").
+std::string SlurmBackend::ending_reason(const std::string&, const Job& j, const slurm::JobEnding& e) const {
+  const std::string& s = e.slurm_state;
+  std::string r;
+  if (j.cancel_requested && e.state == JobState::Cancelled) r = "scancel";
+  else if (e.state == JobState::Cancelled)
+    r = "cancelled outside this run" + (e.reason.rfind("by ", 0) == 0 ? " (" + e.reason + ")" : std::string());
+  else if (e.state == JobState::Timeout) r = s == "DEADLINE" ? "deadline reached" : "time limit reached";
+  else if (s == "NODE_FAIL") r = "node failure";
+  else if (s == "BOOT_FAIL") r = "node boot failure";
+  else if (s == "OUT_OF_MEMORY") r = "out of memory";
+  else if (s == "PREEMPTED") r = "preempted";
+  else if (e.state == JobState::Failed) r = "batch script failed, exit code " + (e.exit_code.empty() ? "?" : e.exit_code);
+  else if (j.goodbye == "drained") r = "batch script exited after ray stop";
+  else r = "batch script exited";
+  // A cancelled job keeps the reason it last waited for: not why it ended.
+  if (!e.reason.empty() && e.reason != "None" && e.state != JobState::Cancelled) r += " (SLURM: " + e.reason + ")";
+  return r;
+}
+
+void SlurmBackend::count_start_outcome(const Job& j, const std::string& reason) {
+  if (j.ever_registered || j.cancel_requested) return;
+  ++failed_starts_;
+  last_start_failure_ = reason;
+}
+
+std::vector<std::pair<std::string, std::string>> SlurmBackend::pending_reasons() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [id, j] : jobs_)
+    if (!j.ended && j.state == JobState::Pending && !j.pending_reason.empty()) out.emplace_back(id, j.pending_reason);
+  return out;
+}
+
+std::string SlurmBackend::agent_log_reason(const std::string& job_id) const {
+  std::ifstream in(cfg_.workspace_dir + "/slurm_logs/ray_worker_" + job_id + ".err");
+  std::string line, last;
+  for (int n = 0; n < 100000 && std::getline(in, line); ++n)
+    if (line.rfind("vramsim-agent: ", 0) == 0) last = line.substr(15);
+  return last;
 }
 
 void SlurmBackend::fail_node_requests(const std::string& job_id, const std::string& error) {
@@ -283,6 +419,8 @@ void SlurmBackend::agent_registered(const slurm::AgentRegistration& r) {
   Job& j = it->second;
   // An agent proves its job runs, whatever squeue said last.
   j.state = JobState::Running;
+  j.ever_registered = true;
+  failed_starts_ = 0;
   job_seen_running(r.job_id, j, r.hostname.empty() ? r.ip : r.hostname);
   NodeSpec spec;
   spec.ip = r.ip;
@@ -337,6 +475,7 @@ void SlurmBackend::agent_gone(const std::string& job_id, const std::string& reas
   if (it == jobs_.end() || !it->second.registered) return;
   it->second.registered = false;
   it->second.memory.clear();
+  it->second.goodbye = reason;
   fail_node_requests(job_id, "node of job " + job_id + " left: " + reason);
   trace_.record(exec_.now(), "agent_gone", {{"job", job_id}, {"reason", reason}});
   // A drained agent is the simulated "ray stop": the node leaves, the job's

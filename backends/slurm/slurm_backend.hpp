@@ -38,11 +38,21 @@ struct SlurmBackendConfig {
   std::string journal_path;
   std::string workspace_dir;           // sbatch --chdir; slurm_logs/ below it
   std::string agent_program = "vramsim-agent";
-  std::string agent_head_address;      // host:port the agents connect to; empty: the server's
+  std::string agent_head_address;      // host:port the agents connect to; empty: agent_head_host and the server's port
+  std::string agent_head_host;         // host agents dial; empty: the server's bind address
   std::string secret_file;             // passed to agents by path
   std::string advertisement;           // the advertisement variant agents compute with
   Duration agent_heartbeat = 0;        // wall; 0: the agent's default
+  double agent_connect_timeout_s = 0;  // wall seconds an agent tries to reach the head; 0: the agent's default
   std::chrono::milliseconds squeue_poll{250};  // wall time between squeue calls
+  // Wall seconds per scenario second: every SLURM-facing duration (the
+  // script's --time) is scaled by it, as the scenario's clock is.
+  double time_scale = 1.0;
+  // Worker jobs that end before their agent ever registered, in a row:
+  // each next sbatch waits failure_backoff, doubled per failure, and after
+  // max_failed_starts of them the run stops submitting (the error says why).
+  int max_failed_starts = 5;
+  std::chrono::milliseconds failure_backoff{2000};
   // While a job of the run is about to change state (submitted and not yet
   // seen running, or cancelled and still listed), squeue runs every
   // squeue_watch_poll instead, for at most squeue_watch_window after the
@@ -80,21 +90,36 @@ class SlurmBackend final : public ClusterBackend, private slurm::AgentServerList
   std::optional<DeviceObservation> observed_memory(const std::string& job_id, int device) const override;
 
   unsigned short agent_port() const { return server_.port(); }
+  // HOST:PORT the worker jobs' agents dial.
+  std::string agent_head() const;
   // The script sbatch gets for a worker of this size.
   std::string worker_script(const WorkerJobSize& size) const;
   // Stops polling and closes the agent channel (agents then exit).
   void close();
   // Job ids submitted by this run and not yet seen gone.
   std::vector<std::string> live_job_ids() const;
+  // Those of them that are on their way out: cancelled, drained, or
+  // COMPLETING. A job the control plane left alone (a legacy shutdown's
+  // pending job) is not: it stays until someone cancels it.
+  std::vector<std::string> leaving_job_ids() const;
   // Called with a one-line error when SLURM stays unreachable after retries.
   std::function<void(const std::string&)> on_fatal;
+  // Jobs of the run still pending, with SLURM's reason ("Resources",
+  // "QOSMaxGRESPerUser", ...), for the live status.
+  std::vector<std::pair<std::string, std::string>> pending_reasons() const;
+  // The last line the agent of a job wrote to the job's error log
+  // (WORKDIR/slurm_logs/ray_worker_ID.err, on the shared filesystem):
+  // why an agent that never connected gave up. "" when there is none.
+  std::string agent_log_reason(const std::string& job_id) const;
 
  private:
   struct Job {
     WorkerJobSize size;
     JobState state = JobState::Pending;
     bool started_traced = false, registered = false, cancel_requested = false, ended = false;
-    std::string host;
+    bool ever_registered = false, stop_requested = false;
+    bool gone = false;  // left squeue's active states; its ending is being looked up
+    std::string host, pending_reason, goodbye;
     std::map<int, DeviceObservation> memory;
     std::chrono::steady_clock::time_point watch_until{};  // quick polls until then (squeue_watch_poll)
   };
@@ -106,7 +131,12 @@ class SlurmBackend final : public ClusterBackend, private slurm::AgentServerList
   void watch(Job& j);
   std::chrono::milliseconds next_poll_delay() const;
   void job_seen_running(const std::string& id, Job& j, const std::string& host);
-  void job_gone(const std::string& id, Job& j, const std::string& state, const std::string& reason);
+  void job_left_queue(const std::string& id, Job& j);
+  void job_ended(const std::string& id, Job& j, const std::optional<slurm::JobEnding>& ending,
+                 const std::string& lookup_error);
+  std::string ending_reason(const std::string& id, const Job& j, const slurm::JobEnding& e) const;
+  void count_start_outcome(const Job& j, const std::string& reason);
+  void sbatch_worker(const WorkerJobSize& size, SubmitDone done);
   void fail_node_requests(const std::string& job_id, const std::string& error);
 
   // AgentServerListener
@@ -138,6 +168,9 @@ class SlurmBackend final : public ClusterBackend, private slurm::AgentServerList
   int submits_in_flight_ = 0;           // sbatch calls not answered yet
   std::uint64_t submit_generation_ = 0; // bumped at every sbatch call and answer
   std::set<std::string> orphans_cancelled_;  // jobs of the run no sbatch answered with
+  int failed_starts_ = 0;                     // in a row (max_failed_starts)
+  std::string last_start_failure_;
+  std::vector<std::shared_ptr<boost::asio::steady_timer>> held_submissions_;  // waiting out failure_backoff
 };
 
 }  // namespace vramsim

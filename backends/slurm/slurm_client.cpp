@@ -1,5 +1,6 @@
 #include "backends/slurm/slurm_client.hpp"
 
+#include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -67,6 +68,67 @@ std::optional<JobState> job_state_from_squeue(const std::string& state) {
   auto it = table.find(state);
   if (it == table.end()) return std::nullopt;
   return it->second;
+}
+
+namespace {
+
+// The value of `key=` in a `scontrol --oneliner` line: up to the next space.
+std::optional<std::string> scontrol_field(const std::string& line, const std::string& key) {
+  std::size_t at = 0;
+  while ((at = line.find(key + "=", at)) != std::string::npos) {
+    if (at == 0 || line[at - 1] == ' ') {
+      const std::size_t from = at + key.size() + 1;
+      return line.substr(from, line.find(' ', from) - from);
+    }
+    at += key.size();
+  }
+  return std::nullopt;
+}
+
+std::optional<JobEnding> ending_of(const std::string& slurm_state, std::string reason, std::string exit_code,
+                                   const char* source) {
+  auto st = job_state_from_squeue(slurm_state);
+  if (!st || !is_terminal(*st)) return std::nullopt;
+  return JobEnding{slurm_state, *st, std::move(reason), std::move(exit_code), source};
+}
+
+}  // namespace
+
+std::optional<JobEnding> parse_scontrol_job(const std::string& out) {
+  const std::string line = first_line(out);
+  auto state = scontrol_field(line, "JobState");
+  if (!state) return std::nullopt;
+  return ending_of(*state, scontrol_field(line, "Reason").value_or(""), scontrol_field(line, "ExitCode").value_or(""),
+                   "scontrol");
+}
+
+std::optional<JobEnding> parse_sacct_job(const std::string& out, const std::string& id) {
+  std::size_t start = 0;
+  while (start < out.size()) {
+    auto end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    const std::string line = trim(out.substr(start, end - start));
+    start = end + 1;
+    std::vector<std::string> f;
+    std::size_t pos = 0;
+    for (;;) {
+      auto bar = line.find('|', pos);
+      f.push_back(line.substr(pos, bar == std::string::npos ? std::string::npos : bar - pos));
+      if (bar == std::string::npos) break;
+      pos = bar + 1;
+    }
+    if (f.size() < 4 || f[0] != id) continue;
+    // "CANCELLED by 1000": the state, then who.
+    const std::string state = f[1].substr(0, f[1].find(' '));
+    std::string reason = f[1].find(' ') == std::string::npos ? f[3] : f[1].substr(f[1].find(' ') + 1);
+    return ending_of(state, std::move(reason), f[2], "sacct");
+  }
+  return std::nullopt;
+}
+
+std::string current_user() {
+  if (const passwd* pw = ::getpwuid(::geteuid()); pw != nullptr && pw->pw_name != nullptr) return pw->pw_name;
+  return std::to_string(::geteuid());
 }
 
 std::optional<std::string> parse_sbatch_output(const std::string& out) {
@@ -151,6 +213,7 @@ bool is_transient(const CommandResult& r) {
 SlurmClient::SlurmClient(asio::io_context& io, ProcessRunner& runner, SlurmClientConfig cfg)
     : io_(io), runner_(runner), cfg_(std::move(cfg)) {
   cfg_.attempts = std::max(cfg_.attempts, 1);
+  if (cfg_.user.empty()) cfg_.user = current_user();
 }
 
 void SlurmClient::run_with_retry(std::vector<std::string> argv, std::string stdin_data, BeforeRetry before_retry,
@@ -169,6 +232,7 @@ void SlurmClient::run_with_retry(std::vector<std::string> argv, std::string stdi
   st->spec.stdin_data = std::move(stdin_data);
   st->spec.timeout = cfg_.timeout;
   st->spec.env = cfg_.env;
+  st->spec.unset_env_prefixes = cfg_.unset_env_prefixes;
   st->backoff = cfg_.backoff;
   st->before_retry = std::move(before_retry);
   st->done = std::move(done);
@@ -250,7 +314,7 @@ void SlurmClient::submit(const std::string& script, const std::string& comment,
 }
 
 void SlurmClient::list(std::function<void(std::optional<std::vector<SqueueJob>>, std::string)> done) {
-  run_with_retry({cfg_.squeue, "--me", "--noheader", std::string("--states=") + kSqueueStates,
+  run_with_retry({cfg_.squeue, "--user=" + cfg_.user, "--noheader", std::string("--states=") + kSqueueStates,
                   std::string("--format=") + kSqueueFormat},
                  "", nullptr,
                  [done = std::move(done)](Attempted a) {
@@ -277,6 +341,34 @@ void SlurmClient::cancel(const std::vector<std::string>& ids, std::function<void
       return done(false, std::move(a.error));
     done(true, "");
   });
+}
+
+void SlurmClient::ending(const std::string& id, std::function<void(std::optional<JobEnding>, std::string)> done) {
+  if (!sacct_usable_) return ending_from_scontrol(id, "", std::move(done));
+  run_with_retry({cfg_.sacct, "-X", "-n", "-P", "-j", id, "-o", "JobIDRaw,State,ExitCode,Reason"}, "", nullptr,
+                 [this, id, done = std::move(done)](Attempted a) mutable {
+                   if (a.error.empty())
+                     if (auto e = parse_sacct_job(a.result.out, id)) return done(std::move(e), "");
+                   // No accounting here (or no sacct): scontrol from now on.
+                   const std::string text = a.result.err + a.result.out;
+                   if (!a.result.spawn_error.empty() || contains(text, "accounting storage is disabled") ||
+                       contains(text, "not running a supported accounting_storage plugin"))
+                     sacct_usable_ = false;
+                   std::string why = a.error.empty() ? "sacct has no final state for job " + id : a.error;
+                   ending_from_scontrol(id, std::move(why), std::move(done));
+                 });
+}
+
+void SlurmClient::ending_from_scontrol(const std::string& id, std::string sacct_error,
+                                       std::function<void(std::optional<JobEnding>, std::string)> done) {
+  run_with_retry({cfg_.scontrol, "show", "job", "--oneliner", id}, "", nullptr,
+                 [id, sacct_error = std::move(sacct_error), done = std::move(done)](Attempted a) {
+                   if (a.error.empty())
+                     if (auto e = parse_scontrol_job(a.result.out)) return done(std::move(e), "");
+                   std::string why = a.error.empty() ? "scontrol shows no final state for job " + id : a.error;
+                   if (!sacct_error.empty()) why = sacct_error + "; " + why;
+                   done(std::nullopt, std::move(why));
+                 });
 }
 
 }  // namespace vramsim::slurm

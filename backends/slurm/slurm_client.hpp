@@ -26,8 +26,26 @@ struct SqueueJob {
   std::string nodes;                       // %N: the allocated nodes, "" while pending
 };
 
+// How a job that left the queue ended, as SLURM's own records tell it.
+struct JobEnding {
+  std::string slurm_state;  // SLURM's name: TIMEOUT, NODE_FAIL, CANCELLED, ...
+  JobState state = JobState::Completed;  // slurm_state on the lifecycle
+  std::string reason;       // SLURM's reason ("TimeLimit", "NodeDown", "None"), or "by UID" after CANCELLED
+  std::string exit_code;    // "EXIT:SIGNAL", "" where not told
+  std::string source;       // "sacct" or "scontrol"
+};
+
 struct SlurmClientConfig {
   std::string sbatch = "sbatch", squeue = "squeue", scancel = "scancel";
+  std::string sacct = "sacct", scontrol = "scontrol";
+  // squeue --user; empty: the user running the head (squeue --me does the
+  // same from 20.11 on; --user works on every version).
+  std::string user;
+  // A user's own settings for these commands (SQUEUE_PARTITION, SBATCH_QOS,
+  // ...) would change what they submit or show, so none reaches them;
+  // SLURM_CONF and the rest of the environment do.
+  std::vector<std::string> unset_env_prefixes = {"SQUEUE_", "SBATCH_", "SCANCEL_", "SACCT_",
+                                                 "SCONTROL_", "SINFO_", "SALLOC_", "SRUN_"};
   std::chrono::milliseconds timeout{10000};  // per attempt
   int attempts = 4;
   std::chrono::milliseconds backoff{250};  // before the 2nd attempt; doubles each retry
@@ -40,6 +58,14 @@ struct SlurmClientConfig {
 // REVOKED -> Cancelled; TIMEOUT, DEADLINE -> Timeout; FAILED, NODE_FAIL,
 // BOOT_FAIL, OUT_OF_MEMORY, PREEMPTED, SPECIAL_EXIT -> Failed.
 std::optional<JobState> job_state_from_squeue(const std::string& state);
+
+// `scontrol show job --oneliner ID`: JobState=, Reason=, ExitCode=.
+std::optional<JobEnding> parse_scontrol_job(const std::string& out);
+// `sacct -X -n -P -j ID -o JobIDRaw,State,ExitCode,Reason`: the line of ID.
+std::optional<JobEnding> parse_sacct_job(const std::string& out, const std::string& id);
+// The user name squeue --user gets for this process ("" when unknown: then
+// the numeric uid).
+std::string current_user();
 
 // Parses `sbatch --parsable` output: "123" or "123;cluster".
 std::optional<std::string> parse_sbatch_output(const std::string& out);
@@ -86,6 +112,11 @@ class SlurmClient {
   // scancel <ids...>; ids SLURM no longer knows count as cancelled. No ids:
   // succeeds without running anything.
   void cancel(const std::vector<std::string>& ids, std::function<void(bool ok, std::string error)> done);
+  // How a job that left the queue ended: sacct where accounting is kept
+  // (tried once; a cluster without it is remembered), else scontrol show
+  // job (which knows a job for MinJobAge after it ends). Nothing: neither
+  // could tell, `error` says why.
+  void ending(const std::string& id, std::function<void(std::optional<JobEnding> ending, std::string error)> done);
 
   const SlurmClientConfig& config() const { return cfg_; }
 
@@ -117,7 +148,11 @@ class SlurmClient {
   boost::asio::io_context& io_;
   ProcessRunner& runner_;
   SlurmClientConfig cfg_;
+  void ending_from_scontrol(const std::string& id, std::string sacct_error,
+                            std::function<void(std::optional<JobEnding>, std::string)> done);
+
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  bool sacct_usable_ = true;  // false once sacct said accounting is off, or is missing
 };
 
 }  // namespace vramsim::slurm

@@ -1,21 +1,56 @@
 #!/usr/bin/env bash
-# A real single-node SLURM on loopback, confined to one directory, for the
-# live tests and for trying live mode by hand.
-#   slurm-harness.sh start DIR   write the config, start munged, slurmctld and
-#                                slurmd, wait until the node is idle
+# A real SLURM confined to one directory, for the live tests and for trying
+# live mode by hand: one node on loopback, or (--nodes N) N nodes, each
+# slurmd in its own network namespace with its own address on a bridge, as
+# the hosts of a real cluster are.
+#   slurm-harness.sh start DIR [--nodes N]
+#                                write the config, start munged, slurmctld and
+#                                the slurmd(s), wait until every node is idle
 #   slurm-harness.sh stop DIR    cancel every job, stop every daemon it
-#                                started (TERM, then KILL); safe to repeat
+#                                started (TERM, then KILL), remove the
+#                                namespaces and the bridge; safe to repeat
 #   slurm-harness.sh env DIR     print the export lines a shell needs
+#   slurm-harness.sh can-multinode
+#                                exit 0 when network namespaces can be made
+#                                here, else one line saying why and exit 77
 # Everything (key, sockets, pid files, logs, state, spool) lives in DIR; the
 # daemons are started and stopped by pid, never by name. Ports are chosen
-# free at start, so several harnesses can run side by side.
+# free at start, the bridge, namespaces and subnet are named from DIR, so
+# several harnesses can run side by side.
+#
+# Multi-node layout (N nodes): slurmctld and munged in the root namespace,
+# listening on the bridge address 10.X.Y.1; node I's slurmd in namespace
+# <tag>-nI at 10.X.Y.(10+I), reached through a veth pair on the bridge, in a
+# private mount and UTS namespace whose /etc/hosts names the nodes and the
+# head (this machine's host name, and `vramsim-head`) with their bridge
+# addresses, whose /etc/resolv.conf names no reachable server (a lookup
+# fails at once rather than after a timeout), and whose host name is nodeI. The jobs slurmd starts live in
+# that node's namespaces: an agent there reaches the head only across the
+# bridge. Partitions: `debug` (every node, default, no time limit) and
+# `short` (the last node, MaxTime 1 minute).
 set -euo pipefail
 
-usage() { echo "usage: $0 start|stop|env DIR" >&2; exit 2; }
-[ $# -eq 2 ] || usage
+usage() { echo "usage: $0 start DIR [--nodes N] | stop DIR | env DIR | can-multinode" >&2; exit 2; }
+[ $# -ge 1 ] || usage
 cmd=$1
-mkdir -p "$2"
-DIR=$(cd "$2" && pwd)
+NODES=0   # 0: the single loopback node
+if [ "$cmd" = can-multinode ]; then
+  [ $# -eq 1 ] || usage
+  DIR=/nonexistent
+else
+  [ $# -ge 2 ] || usage
+  mkdir -p "$2"
+  DIR=$(cd "$2" && pwd)
+  shift 2
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --nodes) [ $# -ge 2 ] || usage; NODES=$2; shift 2 ;;
+      *) usage ;;
+    esac
+  done
+  [[ "$NODES" =~ ^[0-9]+$ ]] && [ "$NODES" -le 8 ] || { echo "slurm-harness: --nodes: expected 0..8, got $NODES" >&2; exit 2; }
+  [ "$cmd" = start ] || [ "$NODES" = 0 ] || usage
+fi
 BOUND=${VRAMSIM_HARNESS_WAIT_S:-60}   # seconds any one wait may take
 
 log() { echo "slurm-harness: $*" >&2; }
@@ -79,9 +114,10 @@ stop() {
       done
     fi
   fi
-  local pids=() p d
-  for d in slurmd slurmctld munged; do
-    p=$(pid_of "$d")
+  local pids=() p f
+  for f in "$DIR"/run/slurmd*.pid "$DIR"/run/slurmctld.pid "$DIR"/run/munged.pid; do
+    [ -s "$f" ] || continue
+    p=$(cat "$f")
     alive "$p" && pids+=("$p")
   done
   kill_wait "${pids[@]}" || true
@@ -89,6 +125,79 @@ stop() {
   mapfile -t pids < <(tagged_pids)
   kill_wait "${pids[@]}" || true
   rm -f "$DIR"/run/*.pid
+  net_down
+}
+
+# ---- the multi-node network ------------------------------------------------
+
+# Names and subnet from DIR, so two harnesses never share them.
+net_names() {
+  local h
+  h=$(printf %s "$DIR" | md5sum | cut -c1-6)
+  TAG=vs$h
+  BRIDGE=${TAG}br
+  SUBNET=10.$((100 + 0x${h:0:2} % 100)).$((0x${h:2:2})).
+  HEAD_ADDR=${SUBNET}1
+}
+node_addr() { echo "${SUBNET}$((10 + $1))"; }
+
+# Why namespaces cannot be made here (one line), or nothing.
+multinode_problem() {
+  local t probe=vsprobe$$
+  [ "$(id -u)" -eq 0 ] || { echo "network namespaces need root (CAP_SYS_ADMIN, CAP_NET_ADMIN); running as $(id -un)"; return; }
+  for t in ip nsenter unshare md5sum; do
+    command -v "$t" >/dev/null || { echo "$t not found (tools/setup.sh installs iproute2 and util-linux)"; return; }
+  done
+  ip netns add "$probe" 2>/dev/null || { echo "ip netns add failed: $(ip netns add "$probe" 2>&1 | head -n 1)"; return; }
+  ip netns del "$probe" 2>/dev/null || true
+  ip link add "$probe" type bridge 2>/dev/null || { echo "cannot create a bridge: $(ip link add "$probe" type bridge 2>&1 | head -n 1)"; return; }
+  ip link del "$probe" 2>/dev/null || true
+}
+
+net_up() {
+  local i ns
+  net_names
+  ip link add "$BRIDGE" type bridge
+  ip addr add "${HEAD_ADDR}/24" dev "$BRIDGE"
+  ip link set "$BRIDGE" up
+  for ((i = 1; i <= NODES; i++)); do
+    ns=$TAG-n$i
+    ip netns add "$ns"
+    ip link add "$TAG-$i" type veth peer name "$TAG-p$i"
+    ip link set "$TAG-p$i" netns "$ns"
+    ip link set "$TAG-$i" master "$BRIDGE" up
+    ip -n "$ns" link set lo up
+    ip -n "$ns" link set "$TAG-p$i" name eth0
+    ip -n "$ns" addr add "$(node_addr "$i")/24" dev eth0
+    ip -n "$ns" link set eth0 up
+    ip -n "$ns" route add default via "$HEAD_ADDR"
+  done
+  echo "$NODES" >"$DIR/etc/nodes"
+  echo "$HEAD_ADDR" >"$DIR/etc/head-address"
+}
+
+net_down() {
+  [ -s "$DIR/etc/nodes" ] || return 0
+  net_names
+  local i n
+  n=$(cat "$DIR/etc/nodes")
+  for ((i = 1; i <= n; i++)); do
+    ip netns del "$TAG-n$i" 2>/dev/null || true
+    ip link del "$TAG-$i" 2>/dev/null || true
+  done
+  ip link del "$BRIDGE" 2>/dev/null || true
+  rm -f "$DIR/etc/nodes" "$DIR/etc/head-address"
+}
+
+# Node I's slurmd, in its network namespace and a private mount and UTS
+# namespace (its own /etc/hosts and host name).
+start_node_slurmd() {
+  local i=$1
+  start_daemon "slurmd-node$i" nsenter --net="/run/netns/$TAG-n$i" \
+    unshare --mount --uts --propagation private \
+    sh -c 'mount --bind "$1/hosts" /etc/hosts && mount --bind "$1/resolv.conf" /etc/resolv.conf &&
+           hostname "$2" && shift 2 && exec "$@"' sh \
+    "$DIR/etc" "node$i" slurmd -D -f "$SLURM_CONF" -N "node$i"
 }
 
 free_port() {
@@ -107,7 +216,7 @@ free_port() {
 }
 
 write_config() {
-  local node cpus mem ctld_port slurmd_port user
+  local node cpus mem ctld_port slurmd_port user ctld_host nodes_line partitions
   node=$(hostname -s)
   cpus=$(nproc)
   # Memory is not a consumable resource here (CR_Core); a small figure keeps
@@ -117,6 +226,29 @@ write_config() {
   slurmd_port=$(free_port)
   user=$(id -un)
   mkdir -p "$DIR"/{etc,run,log,state,spool/"$node",munge,bin,dev}
+  ctld_host="localhost(127.0.0.1)"
+  nodes_line="NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem Gres=gpu:1 State=UNKNOWN"
+  partitions="PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP"
+  if [ "$NODES" -gt 0 ]; then
+    local i list=""
+    ctld_host="localhost($HEAD_ADDR)"
+    nodes_line=""
+    {
+      echo "127.0.0.1 localhost"
+      echo "$HEAD_ADDR $(hostname) vramsim-head"
+      for ((i = 1; i <= NODES; i++)); do echo "$(node_addr "$i") node$i"; done
+    } >"$DIR/etc/hosts"
+    # No name server is reachable from a node: one on its own loopback
+    # answers "refused" at once, where the host's would time out.
+    echo "nameserver 127.0.0.1" >"$DIR/etc/resolv.conf"
+    for ((i = 1; i <= NODES; i++)); do
+      mkdir -p "$DIR/spool/node$i"
+      nodes_line+="NodeName=node$i NodeAddr=$(node_addr "$i") CPUs=$cpus RealMemory=$mem Gres=gpu:1 State=UNKNOWN"$'\n'
+      list+="${list:+,}node$i"
+    done
+    partitions="PartitionName=debug Nodes=$list Default=YES MaxTime=INFINITE State=UP"$'\n'
+    partitions+="PartitionName=short Nodes=node$NODES MaxTime=00:01:00 State=UP"
+  fi
   chmod 0700 "$DIR/munge"
   # The stand-in GPU device of gres.conf: slurmd wants a character or block
   # device (it stat()s through links), so a link to /dev/null serves.
@@ -124,7 +256,7 @@ write_config() {
   cat >"$DIR/etc/slurm.conf" <<EOF
 # Written by slurm-harness.sh: one node on loopback, everything under $DIR.
 ClusterName=vramsim
-SlurmctldHost=localhost(127.0.0.1)
+SlurmctldHost=$ctld_host
 SlurmctldPort=$ctld_port
 SlurmdPort=$slurmd_port
 SlurmUser=$user
@@ -135,9 +267,9 @@ AuthInfo=socket=$DIR/munge/munge.socket
 StateSaveLocation=$DIR/state
 SlurmdSpoolDir=$DIR/spool/%n
 SlurmctldPidFile=$DIR/run/slurmctld.daemon.pid
-SlurmdPidFile=$DIR/run/slurmd.daemon.pid
+SlurmdPidFile=$DIR/run/slurmd-%n.daemon.pid
 SlurmctldLogFile=$DIR/log/slurmctld.log
-SlurmdLogFile=$DIR/log/slurmd.log
+SlurmdLogFile=$DIR/log/slurmd-%n.log
 SlurmctldDebug=info
 SlurmdDebug=info
 ProctrackType=proctrack/linuxproc
@@ -156,15 +288,15 @@ ReturnToService=2
 KillWait=2
 MinJobAge=2
 InactiveLimit=0
-SlurmdTimeout=60
+SlurmdTimeout=${VRAMSIM_HARNESS_SLURMD_TIMEOUT:-60}
 SlurmctldTimeout=60
 MessageTimeout=10
 SchedulerType=sched/backfill
-NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem Gres=gpu:1 State=UNKNOWN
-PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
+$nodes_line
+$partitions
 EOF
   cat >"$DIR/etc/gres.conf" <<EOF
-NodeName=$node Name=gpu File=$DIR/dev/nvidia0
+Name=gpu File=$DIR/dev/nvidia0
 EOF
 }
 
@@ -248,10 +380,17 @@ fail_start() {
   exit 1
 }
 
-node_idle() {
-  local s
-  s=$(timeout 10 sinfo --noheader --nodes="$(hostname -s)" --format=%t 2>/dev/null) || return 1
-  [ "$s" = idle ]
+node_names() {
+  local i
+  if [ "$NODES" -eq 0 ]; then hostname -s; return; fi
+  for ((i = 1; i <= NODES; i++)); do echo "node$i"; done
+}
+
+# Every node of the harness idle.
+nodes_idle() {
+  local s n
+  s=$(timeout 10 sinfo --noheader --Node --format=%N=%t 2>/dev/null) || return 1
+  for n in $(node_names); do grep -qx "$n=idle" <<<"$s" || return 1; done
 }
 
 start() {
@@ -260,6 +399,13 @@ start() {
   done
   stop   # leftovers of an earlier run in the same directory
   rm -rf "$DIR"/{state,spool,log,munge} "$DIR"/job-*.out
+  if [ "$NODES" -gt 0 ]; then
+    local why
+    why=$(multinode_problem)
+    [ -z "$why" ] || { log "cannot start $NODES nodes: $why"; exit 77; }
+    mkdir -p "$DIR/etc"
+    net_up || fail_start "could not set up the network of $NODES nodes"
+  fi
   write_config
   write_fake_nvidia_smi
   export SLURM_CONF="$DIR/etc/slurm.conf"
@@ -273,21 +419,75 @@ start() {
 
   start_daemon slurmctld slurmctld -D -i -f "$SLURM_CONF"
   wait_for slurmctld timeout 10 sinfo --noheader || fail_start "slurmctld did not answer within ${BOUND} s"
-  start_daemon slurmd slurmd -D -f "$SLURM_CONF" -N "$(hostname -s)"
-  wait_for slurmd node_idle || fail_start "node did not become idle within ${BOUND} s: $(sinfo -N -l 2>&1 | tail -n 1)"
-  for d in munged slurmctld slurmd; do
-    alive "$(pid_of $d)" || fail_start "$d exited"
+  local daemons=(munged slurmctld) i
+  if [ "$NODES" -eq 0 ]; then
+    start_daemon slurmd slurmd -D -f "$SLURM_CONF" -N "$(hostname -s)"
+    daemons+=(slurmd)
+  else
+    for ((i = 1; i <= NODES; i++)); do
+      start_node_slurmd "$i"
+      daemons+=("slurmd-node$i")
+    done
+  fi
+  wait_for slurmd nodes_idle || fail_start "nodes not idle within ${BOUND} s: $(sinfo -N -l 2>&1 | tail -n +3 | tr -s ' ' | paste -sd';')"
+  for d in "${daemons[@]}"; do
+    alive "$(pid_of "$d")" || fail_start "$d exited"
   done
-  log "up in $DIR (slurmctld port $(sed -n 's/^SlurmctldPort=//p' "$SLURM_CONF"))"
+  log "up in $DIR (slurmctld port $(sed -n 's/^SlurmctldPort=//p' "$SLURM_CONF")$([ "$NODES" -eq 0 ] || echo ", $NODES nodes on $BRIDGE, head at $HEAD_ADDR"))"
+}
+
+# What a cluster's outages look like, for the tests: the controller stopped
+# and started again (its state kept), a node cut off (slurmd killed, link
+# down) and brought back.
+ctld_stop() {
+  local p
+  p=$(pid_of slurmctld)
+  if alive "$p"; then kill_wait "$p"; fi
+  rm -f "$DIR/run/slurmctld.pid"
+}
+ctld_start() {
+  export SLURM_CONF="$DIR/etc/slurm.conf"
+  alive "$(pid_of slurmctld)" && return 0
+  start_daemon slurmctld slurmctld -D -f "$SLURM_CONF"   # no -i: the saved jobs come back
+  wait_for slurmctld timeout 10 sinfo --noheader || die "slurmctld did not come back within ${BOUND} s"
+}
+node_cut() {
+  local i=$1 p
+  net_names
+  p=$(pid_of "slurmd-node$i")
+  if alive "$p"; then kill -KILL "$p"; fi
+  ip link set "$TAG-$i" down
+}
+node_restore() {
+  local i=$1
+  net_names
+  NODES=$(cat "$DIR/etc/nodes")
+  export SLURM_CONF="$DIR/etc/slurm.conf"
+  ip link set "$TAG-$i" up
+  alive "$(pid_of "slurmd-node$i")" || start_node_slurmd "$i"
 }
 
 case "$cmd" in
+  can-multinode)
+    why=$(multinode_problem)
+    [ -z "$why" ] || { echo "slurm-harness: no multi-node cluster here: $why"; exit 77; }
+    ;;
   start) start ;;
   stop) stop ;;
+  ctld-stop) ctld_stop ;;
+  ctld-start) ctld_start ;;
+  node-cut|node-restore)
+    [[ "${NODE:-}" =~ ^[1-8]$ ]] || die "$cmd: set NODE=I (1..8)"
+    "${cmd/-/_}" "$NODE" ;;
   env)
     [ -f "$DIR/etc/slurm.conf" ] || die "no harness in $DIR (run start first)"
     echo "export SLURM_CONF=$DIR/etc/slurm.conf"
     echo "export PATH=$DIR/bin:\$PATH"
+    if [ -s "$DIR/etc/nodes" ]; then
+      net_names
+      echo "export VRAMSIM_HARNESS_HEAD_ADDR=$HEAD_ADDR"
+      echo "export VRAMSIM_HARNESS_NODES=$(cat "$DIR/etc/nodes")"
+    fi
     ;;
   *) usage ;;
 esac

@@ -369,7 +369,9 @@ TEST_F(AgentServerTest, DrainStopsReplicasAndTheAgentExitsZero) {
   EXPECT_TRUE(server_->connected_jobs().empty());
 }
 
-TEST_F(AgentServerTest, SigtermIsADrainToo) {
+// SIGTERM (a time limit, a preemption, someone's scancel) stops the
+// replicas as a drain does, and the head is told why the agent left.
+TEST_F(AgentServerTest, SigtermIsADrainTooAndItsReasonReachesTheHead) {
   pid_t pid = spawn_agent("1000");
   const std::string name = unique_replica_name();
   ASSERT_TRUE(registered("1000")) << agent_log(0);
@@ -379,7 +381,7 @@ TEST_F(AgentServerTest, SigtermIsADrainToo) {
   EXPECT_EQ(wait_exit(pid), std::optional<int>(0)) << agent_log(0);
   EXPECT_EQ(replica_processes(name), 0);
   ASSERT_TRUE(pump([&] { return !rec_.gone.empty(); }));
-  EXPECT_EQ(rec_.gone[0].reason, "drained");
+  EXPECT_EQ(rec_.gone[0].reason, "goodbye: SIGTERM");
 }
 
 TEST_F(AgentServerTest, KilledAgentIsGoneAndItsReplicasLeave) {

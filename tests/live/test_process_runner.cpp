@@ -124,6 +124,28 @@ TEST(SpawnProcess, OwnProcessGroupOrOurs) {
   }
 }
 
+TEST(SpawnProcess, PrefixesRemoveInheritedVariablesOnly) {
+  setenv("VRAMSIM_PREFIX_TEST_A", "inherited", 1);
+  setenv("VRAMSIM_KEEP_TEST", "kept", 1);
+  SpawnSpec spec;
+  spec.argv = {"/bin/sh", "-c", "echo \"${VRAMSIM_PREFIX_TEST_A:-gone} ${VRAMSIM_PREFIX_TEST_B:-gone} $VRAMSIM_KEEP_TEST\""};
+  spec.unset_env_prefixes = {"VRAMSIM_PREFIX_"};
+  spec.env = {{"VRAMSIM_PREFIX_TEST_B", "given"}};  // set by the caller: kept
+  const SpawnedChild c = spawn_process(spec);
+  unsetenv("VRAMSIM_PREFIX_TEST_A");
+  unsetenv("VRAMSIM_KEEP_TEST");
+  ASSERT_GT(c.pid, 0) << c.error;
+  std::string text;
+  char buf[256];
+  ssize_t n;
+  while ((n = ::read(c.out, buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
+  ::close(c.out);
+  ::close(c.err);
+  int status = 0;
+  ASSERT_EQ(::waitpid(c.pid, &status, 0), c.pid);
+  EXPECT_EQ(text, "gone given kept\n");
+}
+
 TEST(SpawnProcess, PipesEnvironmentAndAnExecFailure) {
   SpawnSpec spec;
   spec.argv = {"/bin/sh", "-c", "read x; echo \"$x $VRAMSIM_SPAWN_TEST ${HOME:-unset}\"; echo err >&2"};

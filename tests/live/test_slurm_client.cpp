@@ -98,6 +98,41 @@ TEST(SlurmParse, TransientOrPermanent) {
   EXPECT_FALSE(is_transient(r));
 }
 
+TEST(SlurmParse, HowAJobEndedFromScontrolAndSacct) {
+  auto e = parse_scontrol_job(
+      "JobId=42 JobName=ray_worker UserId=u(1000) GroupId=u(1000) MCS_label=N/A Priority=1 Nice=0 Account=(null) "
+      "QOS=(null) JobState=TIMEOUT Reason=TimeLimit Dependency=(null) Requeue=0 Restarts=0 BatchFlag=1 Reboot=0 "
+      "ExitCode=0:15 RunTime=00:01:02 TimeLimit=00:01:00 Comment=run#1 two words\n");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->slurm_state, "TIMEOUT");
+  EXPECT_EQ(e->state, JobState::Timeout);
+  EXPECT_EQ(e->reason, "TimeLimit");
+  EXPECT_EQ(e->exit_code, "0:15");
+  EXPECT_EQ(e->source, "scontrol");
+  e = parse_scontrol_job("JobId=7 JobState=NODE_FAIL Reason=NodeDown ExitCode=0:0\n");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->state, JobState::Failed);
+  EXPECT_EQ(e->slurm_state, "NODE_FAIL");
+  // A job still running has not ended; a line without JobState says nothing.
+  EXPECT_FALSE(parse_scontrol_job("JobId=7 JobState=RUNNING Reason=None\n"));
+  EXPECT_FALSE(parse_scontrol_job("slurm_load_jobs error: Invalid job id specified\n"));
+  EXPECT_FALSE(parse_scontrol_job("JobId=7 OldJobState=TIMEOUT\n")) << "only the JobState key itself";
+
+  e = parse_sacct_job("41|COMPLETED|0:0|None\n42|CANCELLED by 1000|0:15|None\n", "42");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->slurm_state, "CANCELLED");
+  EXPECT_EQ(e->state, JobState::Cancelled);
+  EXPECT_EQ(e->reason, "by 1000");
+  EXPECT_EQ(e->source, "sacct");
+  e = parse_sacct_job("43|OUT_OF_MEMORY|0:125|None\n", "43");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->state, JobState::Failed);
+  EXPECT_EQ(e->exit_code, "0:125");
+  EXPECT_FALSE(parse_sacct_job("44|RUNNING|0:0|None\n", "44"));
+  EXPECT_FALSE(parse_sacct_job("45|COMPLETED|0:0|None\n", "44"));
+  EXPECT_FALSE(parse_sacct_job("garbage\n", "44"));
+}
+
 // ---- against the harness SLURM ---------------------------------------------
 
 std::string harness_dir() {
@@ -244,6 +279,71 @@ TEST_F(SlurmLive, SubmitListCancelGone) {
   io.restart();
   io.run();
   EXPECT_TRUE(ok.value_or(false)) << cancel_err;
+}
+
+// A user's SQUEUE_*/SBATCH_* settings never reach the commands: with
+// SQUEUE_PARTITION naming another partition and SBATCH_TIMELIMIT a bad
+// value in the head's own environment, the job is submitted and listed.
+TEST_F(SlurmLive, TheUsersSqueueAndSbatchSettingsDoNotReachTheCommands) {
+  struct Restore {
+    ~Restore() {
+      unsetenv("SQUEUE_PARTITION");
+      unsetenv("SBATCH_TIMELIMIT");
+      unsetenv("SQUEUE_USERS");
+    }
+  } restore;
+  setenv("SQUEUE_PARTITION", "no-such-partition", 1);
+  setenv("SQUEUE_USERS", "nobody", 1);
+  setenv("SBATCH_TIMELIMIT", "not-a-time", 1);
+  auto [id, err] = submit(script("sleep 60"), tag + "-env");
+  ASSERT_TRUE(id) << err;
+  EXPECT_TRUE(find(*id).has_value()) << "job " << *id << " hidden by the user's SQUEUE_* settings";
+}
+
+// How a job ended, from SLURM's records: a failing batch script is FAILED
+// with its exit code, a cancelled one CANCELLED (this harness keeps no
+// accounting: scontrol answers, sacct is tried once and then left alone).
+TEST_F(SlurmLive, EndingsComeFromSlurmsRecords) {
+  auto [failing, err] = submit(script("exit 3"), tag + "-fail");
+  ASSERT_TRUE(failing) << err;
+  auto [sleeping, err2] = submit(script("sleep 120"), tag + "-sleep");
+  ASSERT_TRUE(sleeping) << err2;
+  ASSERT_TRUE(wait_for(*failing, [](const std::optional<SqueueJob>& j) { return !j; }, 30s));
+
+  asio::io_context io;
+  ProcessRunner runner(io);
+  SlurmClient client(io, runner, cfg);
+  std::optional<JobEnding> ending;
+  std::string why;
+  auto ask = [&](const std::string& id) {
+    ending.reset();
+    why.clear();
+    client.ending(id, [&](std::optional<JobEnding> e, std::string w) {
+      ending = std::move(e);
+      why = std::move(w);
+    });
+    io.restart();
+    io.run();
+  };
+  ask(*failing);
+  ASSERT_TRUE(ending) << why;
+  EXPECT_EQ(ending->slurm_state, "FAILED");
+  EXPECT_EQ(ending->state, JobState::Failed);
+  EXPECT_EQ(ending->exit_code, "3:0");
+  EXPECT_EQ(ending->source, "scontrol");
+
+  client.cancel({*sleeping}, [](bool, std::string) {});
+  io.restart();
+  io.run();
+  ASSERT_TRUE(wait_for(*sleeping, [](const std::optional<SqueueJob>& j) { return !j; }, 30s));
+  ask(*sleeping);
+  ASSERT_TRUE(ending) << why;
+  EXPECT_EQ(ending->state, JobState::Cancelled);
+
+  // A job SLURM never had: no ending, and the reason says which command said so.
+  ask("999999");
+  EXPECT_FALSE(ending);
+  EXPECT_NE(why.find("scontrol"), std::string::npos) << why;
 }
 
 TEST_F(SlurmLive, GpuJobStartsOnTheStandInGpu) {

@@ -1,0 +1,150 @@
+#pragma once
+// What the tests of `vramsim live` share: a harness SLURM in the process's
+// environment, a work folder per test, the vramsim binary run as a child
+// process as a user runs it, and the reading of its trace.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/trace.hpp"
+#include "analysis/trace_diff.hpp"
+#include "runner/simulation.hpp"
+
+namespace vramsim::live_test {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+inline const std::string kScenarios = std::string(VRAMSIM_SOURCE_DIR) + "/tests/live/scenarios/";
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// From the head's first log line, the part from "agents on" on.
+inline std::string port_line(const std::string& log) {
+  const auto at = log.find("agents on ");
+  return at == std::string::npos ? "" : log.substr(at);
+}
+
+// A harness's SLURM for this process and its children, and a work folder
+// of the test's own. `env_var` names the harness folder; false (with a
+// failure recorded) when there is none.
+class LiveRunFixture : public ::testing::Test {
+ protected:
+  bool use_harness(const char* env_var, const char* fixture) {
+    const char* d = std::getenv(env_var);
+    if (!d || !fs::exists(std::string(d) + "/etc/slurm.conf")) {
+      ADD_FAILURE() << "no SLURM harness: run through ctest (fixture `" << fixture << "`) or set " << env_var;
+      return false;
+    }
+    harness_ = d;
+    setenv("SLURM_CONF", (harness_ + "/etc/slurm.conf").c_str(), 1);
+    const std::string path = harness_ + "/bin:" + std::string(std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin");
+    setenv("PATH", path.c_str(), 1);
+    work_ = (fs::temp_directory_path() / ("vramsim-live-" + std::to_string(getpid()) + "-" +
+                                          ::testing::UnitTest::GetInstance()->current_test_info()->name())).string();
+    fs::remove_all(work_);
+    fs::create_directories(work_);
+    return true;
+  }
+
+  struct Child {
+    pid_t pid = -1;
+    std::string out, err;
+  };
+  // Starts argv with stdout and stderr in files of the work folder.
+  Child spawn(const std::vector<std::string>& argv, const std::string& tag) {
+    Child c;
+    c.out = work_ + "/" + tag + ".out";
+    c.err = work_ + "/" + tag + ".err";
+    c.pid = fork();
+    if (c.pid == 0) {
+      int o = ::open(c.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int e = ::open(c.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(o, 1);
+      dup2(e, 2);
+      std::vector<char*> args;
+      for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+      args.push_back(nullptr);
+      execv(args[0], args.data());
+      _exit(127);
+    }
+    return c;
+  }
+  // Waits for the child; -1 when it outlived `limit` (then it is killed).
+  int wait(const Child& c, std::chrono::seconds limit) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    int status = 0;
+    while (std::chrono::steady_clock::now() < end) {
+      if (waitpid(c.pid, &status, WNOHANG) == c.pid)
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      std::this_thread::sleep_for(50ms);
+    }
+    kill(c.pid, SIGKILL);
+    waitpid(c.pid, &status, 0);
+    return -1;
+  }
+  int run(const std::vector<std::string>& argv, const std::string& tag, std::chrono::seconds limit = 120s) {
+    return wait(spawn(argv, tag), limit);
+  }
+  std::vector<std::string> live_args(const std::string& scenario, const std::string& policies, const std::string& run_id) {
+    return {VRAMSIM_BINARY, "live", kScenarios + scenario, "--policies", policies, "--time-scale", "0.05",
+            "--emulate-boot", "--run-id", run_id, "--workdir", work_ + "/" + run_id, "--agent", VRAMSIM_AGENT_BINARY};
+  }
+  // Job ids squeue lists with this run's comment.
+  std::vector<std::string> queued(const std::string& run_id) {
+    const int code = run({"/bin/sh", "-c", "squeue --noheader --format='%i %k'"}, "squeue", 30s);
+    EXPECT_EQ(code, 0) << slurp(work_ + "/squeue.err");
+    std::vector<std::string> ids;
+    std::istringstream in(slurp(work_ + "/squeue.out"));
+    std::string id, comment;
+    while (in >> id >> comment)
+      if (comment == run_id || comment.rfind(run_id + "#", 0) == 0) ids.push_back(id);
+    return ids;
+  }
+  static std::vector<TraceEvent> of(const std::vector<TraceEvent>& ev, const std::string& kind) {
+    std::vector<TraceEvent> out;
+    for (const auto& e : ev) if (e.kind == kind) out.push_back(e);
+    return out;
+  }
+  // Polls a file until `pred` holds on its text, or the limit passes.
+  bool wait_for(const std::string& path, const std::function<bool(const std::string&)>& pred, std::chrono::seconds limit) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < end) {
+      if (fs::exists(path) && pred(slurp(path))) return true;
+      std::this_thread::sleep_for(100ms);
+    }
+    return false;
+  }
+
+  // The trace of `vramsim run` of the same scenario file under `policies`.
+  std::vector<TraceEvent> simulated(const std::string& scenario, const std::string& policies) {
+    Scenario sc = load_scenario(kScenarios + scenario);
+    RunOptions opt;
+    opt.policies = policies;
+    opt.trace_path = work_ + "/sim.jsonl";
+    run_scenario(sc, opt);
+    return read_trace(opt.trace_path);
+  }
+
+  std::string harness_, work_;
+};
+
+}  // namespace vramsim::live_test

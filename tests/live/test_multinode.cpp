@@ -1,0 +1,191 @@
+// vramsim live on the 3-node harness (slurm-harness.sh start DIR --nodes 3):
+// slurmctld on a bridge address, each slurmd in a network namespace of its
+// own, so a worker job's agent reaches the head only across the virtual
+// network, as on a real cluster. Where namespaces cannot be made here the
+// fixture says why and every test is skipped, never passed.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "analysis/explain.hpp"
+#include "analysis/trace_diff.hpp"
+#include "runner/simulation.hpp"
+#include "tests/live/live_run_fixture.hpp"
+
+using namespace vramsim;
+using namespace vramsim::live_test;
+
+namespace {
+
+class MultiNode : public LiveRunFixture {
+ protected:
+  void SetUp() override {
+    const char* d = std::getenv("VRAMSIM_MULTINODE_HARNESS");
+    if (d != nullptr && fs::exists(std::string(d) + "/unavailable"))
+      GTEST_SKIP() << slurp(std::string(d) + "/unavailable");
+    ASSERT_TRUE(use_harness("VRAMSIM_MULTINODE_HARNESS", "multinode"));
+    head_addr_ = slurp(harness_ + "/etc/head-address");
+    while (!head_addr_.empty() && head_addr_.back() == '\n') head_addr_.pop_back();
+  }
+  // The head on the root namespace, with the default addresses: agents dial
+  // this host's name, which each node resolves to the bridge address.
+  std::vector<std::string> args(const std::string& scenario, const std::string& run_id,
+                                std::vector<std::string> extra = {}) {
+    auto a = live_args(scenario, "fixed", run_id);
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
+  std::string head_addr_;
+};
+
+// 1. Three apps, three worker jobs, three nodes: every agent dials the head
+// across the bridge (its registration comes from a node address, not
+// loopback), the scale-down cancels all three, squeue ends empty, and the
+// events are those of the simulated run, kind by kind.
+TEST_F(MultiNode, ColdStartAndScaleDownAcrossNodesAsInSimulation) {
+  const std::string run_id = "mn1-" + std::to_string(getpid());
+  ASSERT_EQ(run(args("multinode-live.json", run_id), "head", 240s), 0)
+      << slurp(work_ + "/head.out") << slurp(work_ + "/head.err");
+  const auto live = read_trace(work_ + "/" + run_id + "/trace.jsonl");
+  std::set<std::string> hosts, ips;
+  for (const auto& e : of(live, "job_started")) hosts.insert(e["host"].get<std::string>());
+  for (const auto& e : of(live, "node_registered"))
+    if (e["job"] != "") ips.insert(e["ip"].get<std::string>());
+  EXPECT_EQ(ips.size(), 3u);
+  EXPECT_EQ(hosts, (std::set<std::string>{"node1", "node2", "node3"})) << "one job per node";
+  const std::string subnet = head_addr_.substr(0, head_addr_.rfind('.') + 1);
+  for (const auto& ip : ips)
+    EXPECT_EQ(ip.rfind(subnet, 0), 0u) << "agent registered from " << ip << ", not a node address in " << subnet;
+  EXPECT_EQ(of(live, "scale_down").size(), 3u);
+  int cancelled = 0;
+  for (const auto& e : of(live, "job_ended")) {
+    EXPECT_EQ(e["state"], "CANCELLED") << e.fields;
+    EXPECT_EQ(e["reason"], "scancel") << e.fields;
+    cancelled += e["state"] == "CANCELLED";
+  }
+  EXPECT_EQ(cancelled, 3);
+  EXPECT_TRUE(queued(run_id).empty());
+
+  const auto sim = simulated("multinode-live.json", "fixed");
+  const TraceDiff d = diff_traces(sim, live);
+  std::ostringstream table;
+  print_trace_diff(d, "simulated", "live", table);
+  std::cout << table.str();
+  // The same events, kind by kind. Their order is the simulation's only
+  // where causes order them: three agents on three nodes register with a
+  // real queue wait each, and the 5 s creation poll of a worker sees its
+  // node anywhere from 0 to 5 s after it registered, so events of
+  // different workers may interleave otherwise.
+  std::map<std::string, int> kinds_sim, kinds_live;
+  for (const auto& e : sim)
+    if (!world_specific_kind(e.kind)) ++kinds_sim[e.kind];
+  for (const auto& e : live)
+    if (!world_specific_kind(e.kind)) ++kinds_live[e.kind];
+  EXPECT_EQ(kinds_sim, kinds_live) << table.str();
+}
+
+// 2. The user's own squeue and sbatch settings, pointing at the other
+// partition, do not reach the head's commands: the run is the same.
+TEST_F(MultiNode, TheUsersSqueuePartitionChangesNothing) {
+  const std::string run_id = "mn2-" + std::to_string(getpid());
+  setenv("SQUEUE_PARTITION", "short", 1);
+  setenv("SBATCH_PARTITION", "short", 1);
+  const int code = run(args("cold-start-live.json", run_id), "head", 180s);
+  unsetenv("SQUEUE_PARTITION");
+  unsetenv("SBATCH_PARTITION");
+  ASSERT_EQ(code, 0) << slurp(work_ + "/head.err");
+  const auto live = read_trace(work_ + "/" + run_id + "/trace.jsonl");
+  ASSERT_EQ(of(live, "shutdown_done").size(), 1u);
+  EXPECT_TRUE(of(live, "shutdown_done")[0]["jobs_left"].empty());
+  EXPECT_NE(slurp(work_ + "/head.out").find("jobs still in squeue: 0"), std::string::npos);
+  EXPECT_TRUE(queued(run_id).empty()) << "a job of the run is still on the cluster";
+}
+
+// 3. Agents told to dial an address the nodes cannot reach (their own
+// loopback): each job ends FAILED with the agent's own reason from its log,
+// the head stops submitting after --max-failed-starts, and explain says why.
+TEST_F(MultiNode, AnAgentThatCannotReachTheHeadIsToldAndGivenUpOn) {
+  const std::string run_id = "mn3-" + std::to_string(getpid());
+  run(args("cold-start-live.json", run_id, {"--advertise", "127.0.0.1", "--max-failed-starts", "2", "--agent-connect-timeout", "2"}), "head", 240s);
+  const auto live = read_trace(work_ + "/" + run_id + "/trace.jsonl");
+  const auto ended = of(live, "job_ended");
+  ASSERT_GE(ended.size(), 2u) << slurp(work_ + "/head.err");
+  for (const auto& e : ended) {
+    EXPECT_EQ(e["state"], "FAILED") << e.fields;
+    EXPECT_NE(e["reason"].get<std::string>().find("agent never registered: cannot reach the head at 127.0.0.1:"),
+              std::string::npos)
+        << e.fields;
+  }
+  EXPECT_EQ(of(live, "job_submitted").size(), 2u) << "no third sbatch after two failed starts";
+  bool gave_up = false;
+  for (const auto& e : of(live, "job_rejected"))
+    gave_up = gave_up || e["error"].get<std::string>().find("the last 2 worker jobs ended before") != std::string::npos;
+  EXPECT_TRUE(gave_up);
+  const Explanation x = explain_trace(live, "probe");
+  bool told = false;
+  for (const auto& c : x.apps.at(0).causes) told = told || c.code == "worker_job_failed";
+  EXPECT_TRUE(told);
+  EXPECT_TRUE(queued(run_id).empty());
+}
+
+// 4. Someone else cancels a worker job: the trace says CANCELLED, and that
+// it was not this run.
+TEST_F(MultiNode, AnOutsidersScancelIsToldAsSuch) {
+  const std::string run_id = "mn4-" + std::to_string(getpid());
+  const auto head = spawn(args("cold-start-live.json", run_id), "head");
+  const std::string trace = work_ + "/" + run_id + "/trace.jsonl";
+  ASSERT_TRUE(wait_for(trace, [](const std::string& t) { return t.find("\"node_advertised\"") != std::string::npos; },
+                       120s));
+  const auto ids = queued(run_id);
+  ASSERT_EQ(ids.size(), 1u);
+  EXPECT_EQ(run({"/bin/sh", "-c", "scancel " + ids[0]}, "outsider", 30s), 0);
+  EXPECT_GE(wait(head, 180s), 0);
+  const auto live = read_trace(trace);
+  bool told = false;
+  for (const auto& e : of(live, "job_ended"))
+    if (e["job"] == ids[0]) {
+      EXPECT_EQ(e["state"], "CANCELLED");
+      EXPECT_NE(e["reason"].get<std::string>().find("cancelled outside this run"), std::string::npos) << e.fields;
+      told = true;
+    }
+  EXPECT_TRUE(told);
+  EXPECT_TRUE(queued(run_id).empty());
+}
+
+// 5. A worker job SLURM will not start (a time limit over the partition's):
+// its reason is in the live status and in explain.
+TEST_F(MultiNode, AJobSlurmHoldsBackShowsWhyInStatusAndExplain) {
+  const std::string run_id = "mn5-" + std::to_string(getpid());
+  Json sc = Json::parse(slurp(kScenarios + "cold-start-live.json"));
+  sc["cluster"]["worker_defaults"]["extra_sbatch_args"] = {"--partition=short"};
+  sc["cluster"]["worker_defaults"]["time_limit"] = "4h";  // 12 minutes at --time-scale 0.05, over MaxTime 1 minute
+  const std::string file = work_ + "/held.json";
+  std::ofstream(file) << sc.dump(2);
+  auto a = live_args("cold-start-live.json", "fixed", run_id);
+  a[2] = file;
+  a.insert(a.end(), {"--status-port", "0"});
+  const auto head = spawn(a, "head");
+  const std::string trace = work_ + "/" + run_id + "/trace.jsonl";
+  ASSERT_TRUE(wait_for(trace, [](const std::string& t) { return t.find("\"job_pending\"") != std::string::npos; },
+                       120s))
+      << slurp(work_ + "/head.err");
+  const std::string log = slurp(work_ + "/head.err");
+  const auto at = log.find("status on ");
+  ASSERT_NE(at, std::string::npos) << log;
+  const std::string address = log.substr(at + 10, log.find_first_of(",\n", at + 10) - at - 10);
+  ASSERT_EQ(run({VRAMSIM_BINARY, "status", "--live", address}, "status", 30s), 0) << slurp(work_ + "/status.err");
+  // SLURM's reason as squeue gives it (PartitionConfig at first, then
+  // PartitionTimeLimit once the scheduler has looked at the job).
+  EXPECT_NE(slurp(work_ + "/status.out").find(" PENDING: Partition"), std::string::npos)
+      << slurp(work_ + "/status.out");
+  EXPECT_GE(wait(head, 180s), 0);
+  const Explanation x = explain_trace(read_trace(trace), "probe");
+  std::string sentences;
+  for (const auto& c : x.apps.at(0).causes) sentences += c.sentence + "\n";
+  EXPECT_NE(sentences.find("SLURM holds it back (job "), std::string::npos) << sentences;
+  EXPECT_NE(sentences.find(" PENDING: Partition"), std::string::npos) << sentences;
+  EXPECT_TRUE(queued(run_id).empty());
+}
+
+}  // namespace
