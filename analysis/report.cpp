@@ -112,6 +112,23 @@ struct Builder {
   void sweep(const SweepTable& t);
   void sweep_by_param(const SweepTable& t, const std::string& name, const std::string& param, const std::string& metric,
                       std::pair<double, double> range);
+  // sweep_by_param's steps: the table with what it shows (returns the
+  // values no series has a number for), then the plot.
+  std::vector<std::string> sweep_param_table(const std::vector<SweepSeries>& series, const std::vector<std::string>& values,
+                                             const std::string& param, const std::string& metric);
+  void sweep_param_plot(const std::vector<SweepSeries>& series, const std::vector<std::string>& values, bool numeric,
+                        const std::vector<std::string>& empty_values, const std::string& plot_name,
+                        const std::string& param, const std::string& metric, std::pair<double, double> range);
+  // sweep's steps: what each metric column holds, the summary list, and the
+  // table of a sweep over seeds alone.
+  struct MetricColumns {
+    std::vector<std::string> varying, constant, partly_empty, never;
+    std::map<std::string, std::string> empty_where;  // metric -> where it is empty
+  };
+  static MetricColumns metric_columns(const SweepTable& t);
+  void sweep_summary(const SweepTable& t, const std::string& name, const MetricColumns& c,
+                     const std::vector<std::string>& metrics);
+  void sweep_seed_table(const SweepTable& t, const std::vector<std::string>& metrics);
   void sweep_seeds_only(const SweepTable& t, const std::string& name, const std::string& metric);
 };
 
@@ -256,9 +273,14 @@ void Builder::sweep_by_param(const SweepTable& t, const std::string& name, const
     series[0].label = "all runs";
   }
   const std::string plot_name = "sweep-" + stem_of(name) + "-" + stem_of(param) + "-" + stem_of(metric);
-  std::map<std::string, std::size_t> index;
-  for (std::size_t i = 0; i < values.size(); ++i) index[values[i]] = i;
+  const auto empty_values = sweep_param_table(series, values, param, metric);
+  sweep_param_plot(series, values, numeric, empty_values, plot_name, param, metric, range);
+  md << "![" << metric << " by " << param << "](" << plot_name << ".png)\n\n";
+}
 
+std::vector<std::string> Builder::sweep_param_table(const std::vector<SweepSeries>& series,
+                                                    const std::vector<std::string>& values, const std::string& param,
+                                                    const std::string& metric) {
   md << "### " << metric << " by " << param << "\n\nmean [p5, p95] over seeds\n\n| " << param;
   for (const auto& c : series) md << " | " << (c.label.empty() ? metric : c.label);
   md << " |\n|---";
@@ -301,7 +323,14 @@ void Builder::sweep_by_param(const SweepTable& t, const std::string& name, const
     md << ".";
   }
   md << "\n\n";
+  return empty_values;
+}
 
+void Builder::sweep_param_plot(const std::vector<SweepSeries>& series, const std::vector<std::string>& values,
+                               bool numeric, const std::vector<std::string>& empty_values, const std::string& plot_name,
+                               const std::string& param, const std::string& metric, std::pair<double, double> range) {
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < values.size(); ++i) index[values[i]] = i;
   // Categories: each series shifted a little, so their bars do not overlap.
   const double width = series.size() > 1 ? 0.3 / static_cast<double>(series.size() - 1) : 0;
   std::string body;
@@ -346,7 +375,6 @@ void Builder::sweep_by_param(const SweepTable& t, const std::string& name, const
   plot(plot_name, "set title " + gp_quote(metric + " by " + param + ": mean over seeds, bars from p5 to p95") +
                       "\nset xlabel " + gp_quote(param) + "\nset ylabel " + gp_quote(metric) + "\n" + axes +
                       yrange_line(range) + "set grid\nset key tmargin center horizontal\n" + body + "\n");
-  md << "![" << metric << " by " << param << "](" << plot_name << ".png)\n\n";
 }
 
 void Builder::sweep_seeds_only(const SweepTable& t, const std::string& name, const std::string& metric) {
@@ -382,15 +410,11 @@ void Builder::sweep_seeds_only(const SweepTable& t, const std::string& name, con
   md << "![" << metric << " over seeds](" << plot_name << ".png)\n\n";
 }
 
-void Builder::sweep(const SweepTable& t) {
-  const std::string name = std::filesystem::path(t.file).stem().string();
-  for (const auto& m : opt.metrics)
-    if (std::find(t.metrics.begin(), t.metrics.end(), m) == t.metrics.end())
-      throw ReportInputError(t.file + ": --metric " + m + ": expected a column after 'seed' with a number in some row");
-  std::vector<std::string> varying, constant, partly_empty, never;
-  for (const auto& c : t.columns)
-    if (std::find(t.metrics.begin(), t.metrics.end(), c) == t.metrics.end()) never.push_back(c);
-  std::map<std::string, std::string> empty_where;
+Builder::MetricColumns Builder::metric_columns(const SweepTable& t) {
+  MetricColumns c;
+  auto& [varying, constant, partly_empty, never, empty_where] = c;
+  for (const auto& col : t.columns)
+    if (std::find(t.metrics.begin(), t.metrics.end(), col) == t.metrics.end()) never.push_back(col);
   for (const auto& m : t.metrics) {
     std::set<std::string> seen;
     std::size_t empty = 0;
@@ -417,11 +441,11 @@ void Builder::sweep(const SweepTable& t) {
     }
     empty_where[m] = where;
   }
-  std::vector<std::string> metrics = opt.metrics;
-  if (metrics.empty())
-    for (const auto& m : varying)
-      if (metrics.size() < kDefaultMetrics) metrics.push_back(m);
+  return c;
+}
 
+void Builder::sweep_summary(const SweepTable& t, const std::string& name, const MetricColumns& c,
+                            const std::vector<std::string>& metrics) {
   std::set<std::string> seeds;
   for (const auto& r : t.rows) seeds.insert(r.at("seed"));
   md << "## Sweep: " << name << "\n\n" << t.rows.size() << " run(s), " << seeds.size() << " seed(s); parameters: ";
@@ -437,31 +461,47 @@ void Builder::sweep(const SweepTable& t) {
     }
     md << "\n";
   };
-  list(constant, "the same in every run, so not drawn", true);
+  list(c.constant, "the same in every run, so not drawn", true);
   std::vector<std::string> left;
-  for (const auto& m : varying)
+  for (const auto& m : c.varying)
     if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) left.push_back(m);
   list(left, opt.metrics.empty() ? "vary but not drawn (the first " + std::to_string(kDefaultMetrics) +
                                        " that vary are; choose with --metric)"
                                  : "vary but not chosen with --metric",
        false);
-  list(never, "no number in any row (not measured, or not applicable)", false);
-  for (const auto& m : partly_empty)
-    md << "- `" << m << "` is empty (not measured) in " << empty_where[m] << "; figures are over the other rows\n";
+  list(c.never, "no number in any row (not measured, or not applicable)", false);
+  for (const auto& m : c.partly_empty)
+    md << "- `" << m << "` is empty (not measured) in " << c.empty_where.at(m) << "; figures are over the other rows\n";
   md << "\n";
+}
 
+void Builder::sweep_seed_table(const SweepTable& t, const std::vector<std::string>& metrics) {
+  md << "| metric | runs | mean | 95 % CI of the mean | p5 | p50 | p95 | min | max |\n|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& m : metrics) {
+    std::vector<double> v;
+    for (const auto& r : t.rows)
+      if (const auto x = number(r.at(m))) v.push_back(*x);
+    const Spread s = spread_of(v);
+    md << "| " << m << " | " << s.n << " | " << figure(s.mean) << " | " << figure(s.mean - s.ci) << " to "
+       << figure(s.mean + s.ci) << " | " << figure(s.p5) << " | " << figure(s.p50) << " | " << figure(s.p95) << " | "
+       << figure(s.min) << " | " << figure(s.max) << " |\n";
+  }
+  md << "\n";
+}
+
+void Builder::sweep(const SweepTable& t) {
+  const std::string name = std::filesystem::path(t.file).stem().string();
+  for (const auto& m : opt.metrics)
+    if (std::find(t.metrics.begin(), t.metrics.end(), m) == t.metrics.end())
+      throw ReportInputError(t.file + ": --metric " + m + ": expected a column after 'seed' with a number in some row");
+  const MetricColumns columns = metric_columns(t);
+  std::vector<std::string> metrics = opt.metrics;
+  if (metrics.empty())
+    for (const auto& m : columns.varying)
+      if (metrics.size() < kDefaultMetrics) metrics.push_back(m);
+  sweep_summary(t, name, columns, metrics);
   if (t.params.empty()) {
-    md << "| metric | runs | mean | 95 % CI of the mean | p5 | p50 | p95 | min | max |\n|---|---|---|---|---|---|---|---|---|\n";
-    for (const auto& m : metrics) {
-      std::vector<double> v;
-      for (const auto& r : t.rows)
-        if (const auto x = number(r.at(m))) v.push_back(*x);
-      const Spread s = spread_of(v);
-      md << "| " << m << " | " << s.n << " | " << figure(s.mean) << " | " << figure(s.mean - s.ci) << " to "
-         << figure(s.mean + s.ci) << " | " << figure(s.p5) << " | " << figure(s.p50) << " | " << figure(s.p95) << " | "
-         << figure(s.min) << " | " << figure(s.max) << " |\n";
-    }
-    md << "\n";
+    sweep_seed_table(t, metrics);
     for (const auto& m : metrics) sweep_seeds_only(t, name, m);
     return;
   }

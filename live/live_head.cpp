@@ -213,6 +213,7 @@ SlurmBackendConfig LiveHead::backend_config() const {
   bc.max_failed_starts = opt_.max_failed_starts;
   bc.squeue_watch_poll = opt_.squeue_watch_poll;
   bc.squeue_watch_window = opt_.squeue_watch_window;
+  bc.outage_tolerance = opt_.outage_tolerance;
   bc.client = opt_.client;
   bc.server.bind = endpoints_.bind;
   bc.server.port = endpoints_.listen_port;

@@ -40,9 +40,10 @@ struct LiveOptions {
   std::chrono::milliseconds agent_timeout{15000};  // wall: silence after which a node is lost
   double agent_heartbeat_s = 0;                    // wall; 0: the agent's default
   double agent_connect_timeout_s = 60;             // wall: how long an agent keeps trying to reach the head
-  std::chrono::milliseconds squeue_poll{250};
-  std::chrono::milliseconds squeue_watch_poll{0};      // SlurmBackendConfig::squeue_watch_poll
-  std::chrono::milliseconds squeue_watch_window{3000};
+  std::chrono::milliseconds squeue_poll{2000};
+  std::chrono::milliseconds squeue_watch_poll{250};    // SlurmBackendConfig::squeue_watch_poll
+  std::chrono::milliseconds squeue_watch_window{10000};
+  std::chrono::milliseconds outage_tolerance{300000};  // SlurmBackendConfig::outage_tolerance
   std::chrono::milliseconds drain_wait{120000};    // after shutdown, wait at most this long for squeue to empty
   int max_failed_starts = 5;                       // SlurmBackendConfig::max_failed_starts
   slurm::SlurmClientConfig client;

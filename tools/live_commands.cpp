@@ -15,8 +15,9 @@ struct LiveCommandState {
   std::string scenario, policies, run_id, workdir, trace, agent, bind, advertise, cleanup, journal;
   std::string status_every, status_csv = "status-timeline.csv", status_json;
   std::vector<std::string> status_at;
-  double time_scale = 1.0, agent_timeout_s = 15, heartbeat_s = 0, squeue_poll_s = 0.25;
-  double squeue_watch_poll_s = 0, squeue_watch_window_s = 3, drain_timeout_s = 120, connect_timeout_s = 60;
+  double time_scale = 1.0, agent_timeout_s = 15, heartbeat_s = 0, squeue_poll_s = 2;
+  double outage_tolerance_s = 300, command_timeout_s = 10;
+  double squeue_watch_poll_s = 0.25, squeue_watch_window_s = 10, drain_timeout_s = 120, connect_timeout_s = 60;
   int max_failed_starts = 5;
   int agent_port = 0, status_port = -1;
   bool emulate_boot = false;
@@ -54,12 +55,18 @@ LiveCommands::LiveCommands(CLI::App& app) : s_(std::make_unique<LiveCommandState
   s.live->add_option("--agent", s.agent, "the vramsim-agent program the worker jobs start");
   s.live->add_option("--agent-timeout", s.agent_timeout_s, "wall seconds of agent silence before its node is lost (default 15)");
   s.live->add_option("--heartbeat", s.heartbeat_s, "agents' heartbeat period, wall seconds (default: the agent's)");
-  s.live->add_option("--squeue-poll", s.squeue_poll_s, "wall seconds between squeue calls (default 0.25)");
+  s.live->add_option("--squeue-poll", s.squeue_poll_s, "wall seconds between squeue calls (default 2)");
+  s.live->add_option("--outage-tolerance", s.outage_tolerance_s,
+                     "wall seconds a SLURM controller may stay unreachable before the run ends, in (0, 86400] "
+                     "(default 300; meanwhile no sbatch is sent)");
+  s.live->add_option("--command-timeout", s.command_timeout_s,
+                     "wall seconds one sbatch, squeue, scancel, sacct or scontrol may take, in (0, 600] (default 10)");
   s.live->add_option("--squeue-watch-poll", s.squeue_watch_poll_s,
                      "wall seconds between squeue calls while a job of the run is about to start or leave, "
-                     "in [0, 3600]; 0: off (default)");
+                     "in [0, 3600]; 0: off (default 0.25)");
   s.live->add_option("--squeue-watch-window", s.squeue_watch_window_s,
-                     "wall seconds after an sbatch or scancel that the watch lasts, in (0, 3600] (default 3)");
+                     "wall seconds after an sbatch, a stop or a scancel that the watch lasts, in (0, 3600] "
+                     "(default 10)");
   s.live->add_option("--status-at", s.status_at, "print the cluster status at this scenario time (repeatable)");
   s.live->add_option("--status-every", s.status_every, "sample the status timeline with this period");
   s.live->add_option("--status-csv", s.status_csv, "timeline CSV file (default status-timeline.csv)");
@@ -120,6 +127,15 @@ std::optional<int> LiveCommands::run() {
               << s.squeue_watch_window_s << "\n";
     return 2;
   }
+  if (!(s.outage_tolerance_s > 0) || s.outage_tolerance_s > 86400) {
+    std::cerr << "vramsim: live: --outage-tolerance: expected seconds in (0, 86400], got " << s.outage_tolerance_s
+              << "\n";
+    return 2;
+  }
+  if (!(s.command_timeout_s > 0) || s.command_timeout_s > 600) {
+    std::cerr << "vramsim: live: --command-timeout: expected seconds in (0, 600], got " << s.command_timeout_s << "\n";
+    return 2;
+  }
   if (!(s.connect_timeout_s > 0) || s.connect_timeout_s > 3600) {
     std::cerr << "vramsim: live: --agent-connect-timeout: expected seconds in (0, 3600], got " << s.connect_timeout_s
               << "\n";
@@ -155,6 +171,8 @@ std::optional<int> LiveCommands::run() {
   opt.drain_wait = std::chrono::milliseconds(std::lround(s.drain_timeout_s * 1000));
   opt.max_failed_starts = s.max_failed_starts;
   opt.agent_connect_timeout_s = s.connect_timeout_s;
+  opt.outage_tolerance = std::chrono::milliseconds(std::lround(s.outage_tolerance_s * 1000));
+  opt.client.timeout = std::chrono::milliseconds(std::lround(s.command_timeout_s * 1000));
   opt.agent_port = static_cast<unsigned short>(s.agent_port);
   opt.status_port = s.status_port;
   opt.run_id = s.run_id;

@@ -38,6 +38,7 @@ class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
       : s_(std::move(s)),
         socket_(std::move(socket)),
         timer_(s_->io),
+        ping_timer_(s_->io),
         splitter_(s_->cfg.max_message_bytes) {
     boost::system::error_code ec;
     auto ep = socket_.remote_endpoint(ec);
@@ -141,6 +142,11 @@ class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
     phase_ = Phase::Registered;
     send(to_message(Registered{job_id_}));
     arm_heartbeat_timer();
+    // TCP keepalive under the pings: a peer gone without a FIN or RST is
+    // noticed by the kernel too.
+    boost::system::error_code ignored;
+    socket_.set_option(asio::socket_base::keep_alive(true), ignored);
+    ping();
     s_->listener->agent_registered(r.value);
   }
 
@@ -191,6 +197,18 @@ class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
     auto s = s_;
     close_socket();
     s->listener->agent_gone(job, reason);
+  }
+
+  void ping() {
+    if (s_->cfg.ping_interval.count() <= 0) return;
+    ping_timer_.expires_after(s_->cfg.ping_interval);
+    std::weak_ptr<AgentConnection> weak = shared_from_this();
+    ping_timer_.async_wait([weak](const boost::system::error_code& ec) {
+      auto self = weak.lock();
+      if (ec || !self || self->s_->closed || self->phase_ != Phase::Registered || self->closing_) return;
+      self->send(ping_message());
+      self->ping();
+    });
   }
 
   void arm_heartbeat_timer() {
@@ -254,6 +272,7 @@ class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);
     timer_.cancel();
+    ping_timer_.cancel();
     auto self = shared_from_this();
     if (!job_id_.empty()) {
       auto it = s_->jobs.find(job_id_);
@@ -265,6 +284,7 @@ class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
   std::shared_ptr<AgentServerState> s_;
   tcp::socket socket_;
   asio::steady_timer timer_;
+  asio::steady_timer ping_timer_;
   LineSplitter splitter_;
   std::array<char, 8192> buf_{};
   std::deque<std::string> out_;

@@ -42,6 +42,9 @@ struct AgentServerConfig {
   std::size_t max_message_bytes = kDefaultMaxMessageBytes;
   std::chrono::milliseconds auth_timeout{5000};
   std::chrono::milliseconds heartbeat_timeout{15000};
+  // Sent to every registered agent this often ({"type":"ping"}), so that an
+  // agent knows its head is there (vramsim-agent --head-timeout). 0: never.
+  std::chrono::milliseconds ping_interval{5000};
 };
 
 namespace detail {

@@ -549,5 +549,6 @@ Json to_message(const ErrorMessage& m) {
 }
 
 Json drain_message() { return typed("drain"); }
+Json ping_message() { return typed("ping"); }
 
 }  // namespace vramsim::slurm

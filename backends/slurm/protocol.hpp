@@ -172,5 +172,6 @@ Json to_message(const CallResult& m);
 Json to_message(const Goodbye& m);
 Json to_message(const ErrorMessage& m);
 Json drain_message();
+Json ping_message();  // the head's liveness, every AgentServerConfig::ping_interval
 
 }  // namespace vramsim::slurm

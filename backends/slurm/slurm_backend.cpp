@@ -86,6 +86,13 @@ void SlurmBackend::submit_worker(const WorkerJobSize& size, SubmitDone done) {
 }
 
 void SlurmBackend::sbatch_worker(const WorkerJobSize& size, SubmitDone done) {
+  if (outage_since_) {
+    // The controller is not answering: the sbatch waits for it, rather than
+    // failing or being sent blind.
+    trace_.record(exec_.now(), "job_submit_delayed", {{"reason", "slurm outage"}});
+    held_for_outage_.push_back(HeldSubmission{size, std::move(done)});
+    return;
+  }
   ++submits_in_flight_;
   ++submit_generation_;
   client_.submit(worker_script(size), slurm::job_comment(cfg_.run_id, ++submissions_),
@@ -124,8 +131,13 @@ void SlurmBackend::cancel_jobs(const std::vector<std::string>& ids) {
     mine.push_back(id);
   }
   if (mine.empty()) return;
-  client_.cancel(mine, [this](bool ok, std::string error) {
-    if (!ok) trace_.record(exec_.now(), "slurm_error", {{"command", "scancel"}, {"error", error}});
+  client_.cancel(mine, [this, mine](bool ok, std::string error) {
+    if (!ok) {
+      trace_.record(exec_.now(), "slurm_error", {{"command", "scancel"}, {"error", error}});
+      // Sent again once the controller answers: a job asked to go is
+      // never left to its time limit.
+      cancels_to_resend_.insert(mine.begin(), mine.end());
+    }
     arm_poll(std::chrono::milliseconds(0));  // see the jobs leave as soon as squeue does
   });
 }
@@ -167,6 +179,7 @@ void SlurmBackend::stop_node(const std::string& id) {
   auto it = jobs_.find(id);
   if (it == jobs_.end() || !it->second.registered) return;
   it->second.stop_requested = true;
+  watch(it->second);
   trace_.record(exec_.now(), "node_stop_requested", {{"job", id}});
   if (!server_.drain(id))
     trace_.record(exec_.now(), "agent_unreachable", {{"job", id}, {"error", "no agent connected for job " + id}});
@@ -232,7 +245,7 @@ std::chrono::milliseconds SlurmBackend::next_poll_delay() const {
   if (cfg_.squeue_watch_poll.count() <= 0) return cfg_.squeue_poll;
   const auto now = std::chrono::steady_clock::now();
   for (const auto& [id, j] : jobs_)
-    if (!j.ended && now < j.watch_until && (j.cancel_requested || !j.started_traced))
+    if (!j.ended && now < j.watch_until && (j.cancel_requested || j.stop_requested || !j.started_traced))
       return std::min(cfg_.squeue_watch_poll, cfg_.squeue_poll);
   return cfg_.squeue_poll;
 }
@@ -250,10 +263,11 @@ void SlurmBackend::poll() {
     if (closed_) return;
     if (!rows) {
       trace_.record(exec_.now(), "slurm_error", {{"command", "squeue"}, {"error", error}});
-      if (on_fatal) on_fatal(error);
-      arm_poll(next_poll_delay());
+      outage_failure("squeue", error);
+      if (!closed_) arm_poll(next_poll_delay());
       return;
     }
+    if (outage_since_) outage_over();
     std::set<std::string> listed;
     std::vector<std::string> orphans;
     for (const auto& row : *rows) {
@@ -294,6 +308,40 @@ void SlurmBackend::poll() {
     }
     arm_poll(next_poll_delay());
   });
+}
+
+void SlurmBackend::outage_failure(const std::string& command, const std::string& error) {
+  const auto now = std::chrono::steady_clock::now();
+  if (!outage_since_) {
+    outage_since_ = now;
+    trace_.record(exec_.now(), "slurm_outage", {{"phase", "started"}, {"command", command}, {"error", error}});
+  }
+  if (now - *outage_since_ < cfg_.outage_tolerance) return;
+  const double s = std::chrono::duration<double>(now - *outage_since_).count();
+  if (on_fatal) on_fatal(error + " (unreachable for " + format_number(std::round(s)) + " s of wall time)");
+}
+
+void SlurmBackend::outage_over() {
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - *outage_since_).count();
+  outage_since_.reset();
+  trace_.record(exec_.now(), "slurm_outage",
+                {{"phase", "ended"}, {"wall_s", std::round(s * 1000.0) / 1000.0},
+                 {"held_submissions", held_for_outage_.size()}, {"cancels_resent", cancels_to_resend_.size()}});
+  std::vector<std::string> again;
+  for (const auto& id : cancels_to_resend_)
+    if (auto it = jobs_.find(id); it != jobs_.end() && !it->second.ended) again.push_back(id);
+  cancels_to_resend_.clear();
+  if (!again.empty())
+    client_.cancel(again, [this, again](bool ok, std::string error) {
+      if (!ok) {
+        trace_.record(exec_.now(), "slurm_error", {{"command", "scancel"}, {"error", error}});
+        cancels_to_resend_.insert(again.begin(), again.end());
+      }
+      arm_poll(std::chrono::milliseconds(0));
+    });
+  auto held = std::move(held_for_outage_);
+  held_for_outage_.clear();
+  for (auto& h : held) sbatch_worker(h.size, std::move(h.done));
 }
 
 void SlurmBackend::job_seen_running(const std::string& id, Job& j, const std::string& host) {
@@ -481,6 +529,23 @@ void SlurmBackend::agent_gone(const std::string& job_id, const std::string& reas
   // A drained agent is the simulated "ray stop": the node leaves, the job's
   // batch script then exits on its own unless cancelled first.
   if (listener_) listener_->node_lost(job_id, reason == "drained" ? "ray stop" : reason);
+  // An agent lost without leaving (killed, hung, cut off): its job would
+  // hold its allocation until the time limit, a worker nothing can scale
+  // down. It is cancelled; the node is already gone for the control plane.
+  auto jt = jobs_.find(job_id);
+  if (reason != "drained" && reason.rfind("goodbye: ", 0) != 0 && jt != jobs_.end() && !jt->second.ended &&
+      !jt->second.cancel_requested) {
+    jt->second.cancel_requested = true;
+    watch(jt->second);
+    trace_.record(exec_.now(), "job_cancel_requested", {{"job", job_id}, {"reason", "agent lost: " + reason}});
+    client_.cancel({job_id}, [this, job_id](bool ok, std::string error) {
+      if (!ok) {
+        trace_.record(exec_.now(), "slurm_error", {{"command", "scancel"}, {"error", error}});
+        cancels_to_resend_.insert(job_id);
+      }
+      arm_poll(std::chrono::milliseconds(0));
+    });
+  }
 }
 
 void SlurmBackend::refused(const std::string& peer, const std::string& reason) {

@@ -44,7 +44,7 @@ struct SlurmBackendConfig {
   std::string advertisement;           // the advertisement variant agents compute with
   Duration agent_heartbeat = 0;        // wall; 0: the agent's default
   double agent_connect_timeout_s = 0;  // wall seconds an agent tries to reach the head; 0: the agent's default
-  std::chrono::milliseconds squeue_poll{250};  // wall time between squeue calls
+  std::chrono::milliseconds squeue_poll{2000};  // wall time between squeue calls
   // Wall seconds per scenario second: every SLURM-facing duration (the
   // script's --time) is scaled by it, as the scenario's clock is.
   double time_scale = 1.0;
@@ -53,14 +53,20 @@ struct SlurmBackendConfig {
   // max_failed_starts of them the run stops submitting (the error says why).
   int max_failed_starts = 5;
   std::chrono::milliseconds failure_backoff{2000};
-  // While a job of the run is about to change state (submitted and not yet
-  // seen running, or cancelled and still listed), squeue runs every
+  // The poll is a few seconds, kind to a shared controller; while a job of
+  // the run is about to change state (submitted and not yet seen running,
+  // stopped or cancelled and still listed), squeue runs every
   // squeue_watch_poll instead, for at most squeue_watch_window after the
-  // sbatch or scancel: the moment SLURM starts or clears the job is then
-  // seen within one quick squeue, not one squeue_poll. 0: off (the default;
-  // a busy controller would take the extra squeue calls badly).
-  std::chrono::milliseconds squeue_watch_poll{0};
-  std::chrono::milliseconds squeue_watch_window{3000};
+  // sbatch, stop or scancel: the moment SLURM starts or clears the job is
+  // then seen within one quick squeue, not one squeue_poll. 0: off.
+  std::chrono::milliseconds squeue_watch_poll{250};
+  std::chrono::milliseconds squeue_watch_window{10000};
+  // A controller that does not answer (squeue failing after its retries)
+  // for up to this long is an outage the run waits out: no sbatch is sent
+  // meanwhile (the scale-ups wait), cancellations that failed are sent
+  // again once it answers, and the trace records the outage's start and
+  // end (slurm_outage). Longer than this, the run ends (exit 5).
+  std::chrono::milliseconds outage_tolerance{300000};
   slurm::SlurmClientConfig client;
   slurm::AgentServerConfig server;
   // Emulated latencies (vramsim live --emulate-boot): wall seconds an agent
@@ -168,6 +174,12 @@ class SlurmBackend final : public ClusterBackend, private slurm::AgentServerList
   int submits_in_flight_ = 0;           // sbatch calls not answered yet
   std::uint64_t submit_generation_ = 0; // bumped at every sbatch call and answer
   std::set<std::string> orphans_cancelled_;  // jobs of the run no sbatch answered with
+  struct HeldSubmission { WorkerJobSize size; SubmitDone done; };
+  void outage_failure(const std::string& command, const std::string& error);
+  void outage_over();
+  std::optional<std::chrono::steady_clock::time_point> outage_since_;  // first failed squeue of an outage
+  std::vector<HeldSubmission> held_for_outage_;  // scale-ups waiting for the controller
+  std::set<std::string> cancels_to_resend_;      // scancel failed during an outage
   int failed_starts_ = 0;                     // in a row (max_failed_starts)
   std::string last_start_failure_;
   std::vector<std::shared_ptr<boost::asio::steady_timer>> held_submissions_;  // waiting out failure_backoff

@@ -147,4 +147,28 @@ class LiveRunFixture : public ::testing::Test {
   std::string harness_, work_;
 };
 
+// A 3-node harness (slurm-harness.sh start DIR --nodes 3) named by
+// VRAMSIM_MULTINODE_HARNESS; skipped, with the harness's one line, where
+// network namespaces cannot be made.
+class MultiNode : public LiveRunFixture {
+ protected:
+  void SetUp() override {
+    const char* d = std::getenv("VRAMSIM_MULTINODE_HARNESS");
+    if (d != nullptr && fs::exists(std::string(d) + "/unavailable"))
+      GTEST_SKIP() << slurp(std::string(d) + "/unavailable");
+    ASSERT_TRUE(use_harness("VRAMSIM_MULTINODE_HARNESS", "multinode"));
+    head_addr_ = slurp(harness_ + "/etc/head-address");
+    while (!head_addr_.empty() && head_addr_.back() == '\n') head_addr_.pop_back();
+  }
+  // The head on the root namespace, with the default addresses: agents dial
+  // this host's name, which each node resolves to the bridge address.
+  std::vector<std::string> args(const std::string& scenario, const std::string& run_id,
+                                std::vector<std::string> extra = {}) {
+    auto a = live_args(scenario, "fixed", run_id);
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
+  std::string head_addr_;
+};
+
 }  // namespace vramsim::live_test

@@ -216,7 +216,7 @@ free_port() {
 }
 
 write_config() {
-  local node cpus mem ctld_port slurmd_port user ctld_host nodes_line partitions
+  local node cpus mem ctld_port slurmd_port user ctld_host nodes_line partitions slurmd_timeout
   node=$(hostname -s)
   cpus=$(nproc)
   # Memory is not a consumable resource here (CR_Core); a small figure keeps
@@ -229,7 +229,9 @@ write_config() {
   ctld_host="localhost(127.0.0.1)"
   nodes_line="NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem Gres=gpu:1 State=UNKNOWN"
   partitions="PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP"
+  slurmd_timeout=60
   if [ "$NODES" -gt 0 ]; then
+    slurmd_timeout=10   # a node cut off is DOWN (its jobs NODE_FAIL) within about 10 s
     local i list=""
     ctld_host="localhost($HEAD_ADDR)"
     nodes_line=""
@@ -288,7 +290,10 @@ ReturnToService=2
 KillWait=2
 MinJobAge=2
 InactiveLimit=0
-SlurmdTimeout=${VRAMSIM_HARNESS_SLURMD_TIMEOUT:-60}
+SlurmdTimeout=${VRAMSIM_HARNESS_SLURMD_TIMEOUT:-$slurmd_timeout}
+# A batch job on a node that failed ends NODE_FAIL instead of going back to
+# the queue (a real cluster may requeue it: the head then sees it pending).
+JobRequeue=0
 SlurmctldTimeout=60
 MessageTimeout=10
 SchedulerType=sched/backfill

@@ -411,6 +411,39 @@ TEST_F(AgentServerTest, SilentAgentTimesOut) {
   EXPECT_EQ(rec_.gone[0].reason, "heartbeat timeout");
 }
 
+// A head that goes silent without closing the connection (here: one that
+// never pings): the agent stops its replicas and exits by itself after
+// --head-timeout, freeing the GPU; with the pings it stays.
+// An agent with a 1 s --head-timeout registered with a head that pings
+// every `ping` (0: never).
+#define START_AGENT_PINGED_EVERY(ping)                                \
+  AgentServerConfig cfg;                                              \
+  cfg.secret = secret_;                                               \
+  cfg.ping_interval = ping;                                           \
+  make_server(cfg);                                                   \
+  pid_t pid = spawn_agent("1000", "fixed", {"--head-timeout", "1"}); \
+  ASSERT_TRUE(registered("1000")) << agent_log(0)
+
+TEST_F(AgentServerTest, AnAgentWhoseHeadIsSilentLeavesByItself) {
+  START_AGENT_PINGED_EVERY(0ms);
+  const std::string name = unique_replica_name();
+  ASSERT_TRUE(server_->start_replica("1000", ReplicaLaunch{"echo", name, 16, -1, "plain"}));
+  ASSERT_TRUE(pump([&] { return !rec_.started.empty(); })) << agent_log(0);
+  EXPECT_EQ(wait_exit(pid), std::optional<int>(1)) << agent_log(0);
+  EXPECT_NE(agent_log(0).find("nothing from the head at 127.0.0.1:"), std::string::npos) << agent_log(0);
+  EXPECT_EQ(replica_processes(name), 0);
+}
+
+TEST_F(AgentServerTest, ThePingsKeepAnAgentWithAShortHeadTimeout) {
+  START_AGENT_PINGED_EVERY(200ms);
+  const auto until = std::chrono::steady_clock::now() + 3s;
+  pump([&] { return std::chrono::steady_clock::now() > until; });
+  EXPECT_TRUE(rec_.gone.empty()) << agent_log(0);
+  EXPECT_EQ(::kill(pid, 0), 0) << "the agent left although its head pinged it";
+  ::kill(pid, SIGTERM);
+  EXPECT_EQ(wait_exit(pid), std::optional<int>(0));
+}
+
 TEST_F(AgentServerTest, AgentLeavesWithStatusOneWhenTheHeadGoes) {
   pid_t pid = spawn_agent("1000");
   ASSERT_TRUE(registered("1000")) << agent_log(0);

@@ -101,9 +101,20 @@ TEST_F(LiveHead, ColdStartFixedRunsLiveAsInSimulation) {
   EXPECT_NE(std::find(path_kinds.begin(), path_kinds.end(), "scale_up"), path_kinds.end());
   EXPECT_EQ(path_kinds.back(), "app_state");
 
-  // The simulated run of the same file: same kinds, same order.
+  // The simulated run of the same file: same kinds, same order, but for
+  // worker_joined: the creation task polls every 5 s and sees the node at
+  // its first poll after the registration, which falls anywhere in those
+  // 5 s live (the simulation's lands 4 s after), so it may come before or
+  // after the events that follow the registration at once. It is counted
+  // instead.
   const auto sim = simulated("cold-start-live.json", "fixed");
-  const TraceDiff d = diff_traces(sim, live);
+  EXPECT_EQ(of(sim, "worker_joined").size(), of(live, "worker_joined").size());
+  auto without_joins = [](std::vector<TraceEvent> ev) {
+    ev.erase(std::remove_if(ev.begin(), ev.end(), [](const TraceEvent& e) { return e.kind == "worker_joined"; }),
+             ev.end());
+    return ev;
+  };
+  const TraceDiff d = diff_traces(without_joins(sim), without_joins(live));
   std::ostringstream table;
   print_trace_diff(d, "simulated", "live", table);
   EXPECT_FALSE(d.divergence.has_value()) << table.str();
@@ -192,6 +203,11 @@ TEST_F(LiveHead, KilledAgentsNodeIsLostAndTheAppRecovers) {
   const auto ev = read_trace(trace);
   ASSERT_GE(of(ev, "node_lost").size(), 1u);
   EXPECT_EQ(of(ev, "node_lost")[0]["reason"], "connection closed");
+  // The lost agent's job is cancelled, not left holding its allocation.
+  const auto cancels = of(ev, "job_cancel_requested");
+  ASSERT_GE(cancels.size(), 1u);
+  EXPECT_EQ(cancels[0]["job"], adv[0]["job"]);
+  EXPECT_EQ(cancels[0]["reason"], "agent lost: connection closed");
   EXPECT_GE(of(ev, "replica_lost").size(), 1u);
   EXPECT_EQ(of(ev, "job_submitted").size(), 2u) << "a new worker job for the pending replica";
   int running = 0;

@@ -5,6 +5,7 @@
 // fixture says why and every test is skipped, never passed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -17,27 +18,6 @@ using namespace vramsim;
 using namespace vramsim::live_test;
 
 namespace {
-
-class MultiNode : public LiveRunFixture {
- protected:
-  void SetUp() override {
-    const char* d = std::getenv("VRAMSIM_MULTINODE_HARNESS");
-    if (d != nullptr && fs::exists(std::string(d) + "/unavailable"))
-      GTEST_SKIP() << slurp(std::string(d) + "/unavailable");
-    ASSERT_TRUE(use_harness("VRAMSIM_MULTINODE_HARNESS", "multinode"));
-    head_addr_ = slurp(harness_ + "/etc/head-address");
-    while (!head_addr_.empty() && head_addr_.back() == '\n') head_addr_.pop_back();
-  }
-  // The head on the root namespace, with the default addresses: agents dial
-  // this host's name, which each node resolves to the bridge address.
-  std::vector<std::string> args(const std::string& scenario, const std::string& run_id,
-                                std::vector<std::string> extra = {}) {
-    auto a = live_args(scenario, "fixed", run_id);
-    a.insert(a.end(), extra.begin(), extra.end());
-    return a;
-  }
-  std::string head_addr_;
-};
 
 // 1. Three apps, three worker jobs, three nodes: every agent dials the head
 // across the bridge (its registration comes from a node address, not

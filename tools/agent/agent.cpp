@@ -35,6 +35,7 @@ struct Agent::Impl : std::enable_shared_from_this<Impl> {
         replicas(io, ReplicaHost::Options{this->o.self_exe, this->o.max_message_bytes, reg.devices.size()}),
         memory(io, this->o.nvidia_smi),
         heartbeat_timer(io),
+        silence_timer(io),
         term_signals(io, SIGTERM, SIGINT) {}
 
   asio::io_context& io;
@@ -44,6 +45,8 @@ struct Agent::Impl : std::enable_shared_from_this<Impl> {
   ReplicaHost replicas;
   MemoryUsage memory;
   asio::steady_timer heartbeat_timer;
+  asio::steady_timer silence_timer;  // head_timeout_s after the head's last line
+  bool registered = false;
   asio::signal_set term_signals;
   bool stopping = false, finished = false;
   int exit = 1;
@@ -81,7 +84,21 @@ struct Agent::Impl : std::enable_shared_from_this<Impl> {
     head.send(slurm::to_message(slurm::ErrorMessage{reason}));
   }
 
+  // Every line from the head after registration proves it is there.
+  void heard_from_head() {
+    if (!registered || stopping || o.head_timeout_s <= 0) return;
+    silence_timer.expires_after(millis(o.head_timeout_s));
+    silence_timer.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+      if (ec || self->stopping) return;
+      std::cerr << "vramsim-agent: nothing from the head at " << self->head.head() << " for "
+                << self->o.head_timeout_s << " s; stopping replicas and leaving" << std::endl;
+      self->head.drop();
+      self->stop_all(1, std::nullopt);
+    });
+  }
+
   void handle(const std::string& line) {
+    heard_from_head();
     auto parsed = slurm::parse_line(line);
     if (!parsed) return protocol_error(parsed.error);
     const Json& m = parsed.value;
@@ -94,7 +111,11 @@ struct Agent::Impl : std::enable_shared_from_this<Impl> {
       head.send(slurm::to_message(reg));
     } else if (type == "registered") {
       std::cerr << "vramsim-agent: registered job " << o.job_id << " with the head at " << head.head() << std::endl;
+      registered = true;
+      heard_from_head();
       heartbeat_tick();
+    } else if (type == "ping") {
+      // The head's liveness: heard_from_head() above is all it asks.
     } else if (type == "start_replica") {
       auto s = slurm::parse_start_replica(m);
       if (!s) return protocol_error(s.error);
@@ -155,6 +176,7 @@ struct Agent::Impl : std::enable_shared_from_this<Impl> {
     exit = code;
     goodbye = std::move(goodbye_reason);
     heartbeat_timer.cancel();
+    silence_timer.cancel();
     head.stop();
     boost::system::error_code ignored;
     term_signals.cancel(ignored);

@@ -19,6 +19,11 @@ struct AgentOptions {
   std::string secret;  // read from --secret-file
   double heartbeat_s = 5.0;
   double connect_timeout_s = 10.0;  // retrying every 0.5 s
+  // After registration, silence from the head this long (no line, the
+  // head's pings included) stops the replicas and ends the agent: a head
+  // that vanished without closing the connection does not keep the GPU
+  // held until the job's time limit. 0: never.
+  double head_timeout_s = 30.0;
   std::string nvidia_smi = "nvidia-smi";
   std::string self_exe;  // this binary, to start replicas
   std::size_t max_message_bytes = slurm::kDefaultMaxMessageBytes;

@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
   std::string head, secret_file, run_id, job_id, advertisement = "fixed", resources, nvidia_smi = "nvidia-smi",
                                                  detect = "auto";
   int num_cpus = -1, num_gpus = -1;
-  double heartbeat = 5.0, connect_timeout = 10.0;
+  double heartbeat = 5.0, connect_timeout = 10.0, head_timeout = 30.0;
   bool block = false;
   CLI::App app{"vramsim node agent: registers this node with the live-mode head and hosts replicas",
                "vramsim-agent"};
@@ -99,6 +99,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--connect-timeout", connect_timeout, "give up reaching the head after SECONDS")
       ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
+  app.add_option("--head-timeout", head_timeout,
+                 "after registration, stop the replicas and exit when the head is silent this many seconds (0: never)")
+      ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str();
   app.add_option("--nvidia-smi", nvidia_smi, "nvidia-smi program")->capture_default_str();
   // Emulated latencies, for live runs whose traces must line up with a
@@ -160,6 +164,7 @@ int main(int argc, char** argv) {
   o.job_id = job_id;
   o.heartbeat_s = heartbeat;
   o.connect_timeout_s = connect_timeout;
+  o.head_timeout_s = head_timeout;
   o.nvidia_smi = nvidia_smi;
   o.self_exe = self_exe(argv[0]);
 
