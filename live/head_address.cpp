@@ -1,6 +1,10 @@
 #include "live/head_address.hpp"
 
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -47,6 +51,26 @@ bool valid_host(const std::string& h) {
 }
 
 }  // namespace
+
+bool resolves(const std::string& host) { return !resolve(host).empty(); }
+
+std::string this_host_address() {
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return "127.0.0.1";
+  std::string out = "127.0.0.1";
+  for (ifaddrs* a = list; a != nullptr; a = a->ifa_next) {
+    if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != AF_INET) continue;
+    if ((a->ifa_flags & IFF_UP) == 0 || (a->ifa_flags & IFF_LOOPBACK) != 0) continue;
+    char buf[INET_ADDRSTRLEN];
+    const auto* in = reinterpret_cast<const sockaddr_in*>(a->ifa_addr);
+    if (::inet_ntop(AF_INET, &in->sin_addr, buf, sizeof buf) != nullptr) {
+      out = buf;
+      break;
+    }
+  }
+  ::freeifaddrs(list);
+  return out;
+}
 
 std::string this_host_name() {
   char buf[HOST_NAME_MAX + 1] = {};

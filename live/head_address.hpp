@@ -32,6 +32,14 @@ HeadEndpoints choose_head_endpoints(const std::string& bind, const std::string& 
 // This host's name (gethostname), "localhost" when it has none.
 std::string this_host_name();
 
+// Whether a name resolves on this host.
+bool resolves(const std::string& host);
+
+// An address of this host for agents to dial when its name does not
+// resolve: the first non-loopback IPv4 address of an interface that is up,
+// else 127.0.0.1.
+std::string this_host_address();
+
 // A warning, or "": the advertised name resolves here only to loopback
 // addresses (Debian's 127.0.1.1 line for the host name, say), so agents on
 // other hosts reach the head only if it resolves differently there.

@@ -162,7 +162,11 @@ void LiveHead::choose_names() {
   agent_program_ = find_agent(opt_.agent_program);
   if (auto why = script_path_problem(agent_program_); !why.empty())
     throw LiveOptionError("--agent '" + agent_program_ + "': " + why);
-  endpoints_ = choose_head_endpoints(opt_.bind, opt_.advertise, opt_.agent_port, this_host_name());
+  // The host's name, where it resolves here; a host whose name resolves
+  // nowhere (a bare container) advertises an address of its own instead.
+  std::string host = this_host_name();
+  if (!resolves(host)) host = this_host_address();
+  endpoints_ = choose_head_endpoints(opt_.bind, opt_.advertise, opt_.agent_port, host);
   if (auto why = script_path_problem(endpoints_.advertise_host); !why.empty())
     throw LiveOptionError("--advertise '" + endpoints_.advertise_host + "': " + why);
 }

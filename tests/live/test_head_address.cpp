@@ -2,6 +2,8 @@
 // choice from --bind, --advertise and --agent-port, and the refusals.
 #include <gtest/gtest.h>
 
+#include <boost/asio/ip/address_v4.hpp>
+
 #include "live/head_address.hpp"
 #include "live/live_run.hpp"
 
@@ -79,4 +81,15 @@ TEST(HeadEndpoints, AWarningWhenTheAdvertisedNameIsLoopbackHere) {
   EXPECT_NE(advertise_warning("localhost").find("resolves to"), std::string::npos);
   EXPECT_NE(advertise_warning("nosuchhost.invalid").find("does not resolve"), std::string::npos);
   EXPECT_EQ(advertise_warning("192.0.2.7"), "") << "an address of another host is not loopback";
+}
+
+TEST(HeadEndpoints, AHostWhoseNameDoesNotResolveHasAnAddressToAdvertise) {
+  EXPECT_TRUE(resolves("localhost"));
+  EXPECT_FALSE(resolves("nosuchhost.invalid"));
+  const std::string a = this_host_address();
+  boost::system::error_code ec;
+  const auto addr = boost::asio::ip::make_address_v4(a, ec);
+  EXPECT_FALSE(ec) << a;
+  // Loopback only where the host has no other interface up.
+  EXPECT_TRUE(!addr.is_loopback() || a == "127.0.0.1") << a;
 }
