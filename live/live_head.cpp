@@ -214,6 +214,7 @@ SlurmBackendConfig LiveHead::backend_config() const {
   bc.agent_connect_timeout_s = opt_.agent_connect_timeout_s;
   bc.squeue_poll = opt_.squeue_poll;
   bc.time_scale = opt_.time_scale;
+  bc.site = opt_.site;
   bc.max_failed_starts = opt_.max_failed_starts;
   bc.squeue_watch_poll = opt_.squeue_watch_poll;
   bc.squeue_watch_window = opt_.squeue_watch_window;

@@ -46,6 +46,7 @@ struct LiveOptions {
   std::chrono::milliseconds outage_tolerance{300000};  // SlurmBackendConfig::outage_tolerance
   std::chrono::milliseconds drain_wait{120000};    // after shutdown, wait at most this long for squeue to empty
   int max_failed_starts = 5;                       // SlurmBackendConfig::max_failed_starts
+  SlurmJobOptions site;                            // SlurmBackendConfig::site
   slurm::SlurmClientConfig client;
   // Agents wait the scenario's drawn node_boot + registration before they
   // register, and its job_exit_after_stop after a drain: the SLURM queue and

@@ -81,6 +81,7 @@ ScaleDecision decide_common(const AutoscalerSnapshot& s, const AutoscalerConfig&
   d.job.mem_per_cpu_gb = std::max(mem_per_cpu, cfg.defaults.mem_per_cpu_gb);
   d.job.time_limit = cfg.defaults.time_limit;
   d.job.extra_sbatch_args = cfg.defaults.extra_sbatch_args;
+  d.job.slurm = cfg.defaults.slurm;
   d.demand = *req;
   d.action = ScaleDecision::Action::ScaleUp;
   return d;

@@ -55,6 +55,19 @@ void parse_worker_defaults(Obj& co, AutoscalerConfig& as) {
       as.defaults.extra_sbatch_args.push_back((*x)[i].get<std::string>());
     }
   }
+  SlurmJobOptions& so = as.defaults.slurm;
+  for (auto [field, target] : {std::pair<const char*, std::string*>{"partition", &so.partition},
+                               {"account", &so.account},
+                               {"qos", &so.qos},
+                               {"gpu_type", &so.gpu_type},
+                               {"constraint", &so.constraint},
+                               {"reservation", &so.reservation}}) {
+    if (!wo.get(field)) continue;
+    *target = wo.string(field, "");
+    if (target->empty()) wo.fail(wo.at(field), "expected a non-empty string");
+    if (const std::string why = slurm_option_problem(field, *target); !why.empty())
+      wo.fail(wo.at(field), why.substr(why.find(": ") + 2));
+  }
   wo.finish();
 }
 
@@ -65,7 +78,7 @@ void parse_workers(Obj& co, Scenario& s) {
   as.max_workers = static_cast<int>(co.integer("max_workers", as.max_workers, 0, limits::kMaxWorkers));
   if (as.max_workers < as.min_workers) co.fail(co.at("max_workers"), "expected max_workers >= min_workers");
   s.initial_worker_size = WorkerJobSize{as.defaults.gpus, as.defaults.cpus, as.defaults.mem_per_cpu_gb,
-                                        as.defaults.time_limit, {}};
+                                        as.defaults.time_limit, {}, as.defaults.slurm};
   const Json* iw = co.get("initial_workers");
   if (!iw) return;
   if (!iw->is_object()) {

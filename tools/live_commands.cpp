@@ -19,6 +19,7 @@ struct LiveCommandState {
   double outage_tolerance_s = 300, command_timeout_s = 10;
   double squeue_watch_poll_s = 0.25, squeue_watch_window_s = 10, drain_timeout_s = 120, connect_timeout_s = 60;
   int max_failed_starts = 5;
+  SlurmJobOptions site;
   int agent_port = 0, status_port = -1;
   bool emulate_boot = false;
   std::uint64_t seed = 0;
@@ -39,6 +40,12 @@ LiveCommands::LiveCommands(CLI::App& app) : s_(std::make_unique<LiveCommandState
                      "listener then stays on 127.0.0.1)");
   s.live->add_option("--advertise", s.advertise,
                      "HOST[:PORT] the worker jobs' agents dial (default: --bind's address, else this host's name)");
+  s.live->add_option("--partition", s.site.partition, "worker jobs' partition (replaces the scenario's)");
+  s.live->add_option("--account", s.site.account, "worker jobs' account");
+  s.live->add_option("--qos", s.site.qos, "worker jobs' QOS");
+  s.live->add_option("--gpu-type", s.site.gpu_type, "ask for GPUs as --gres=gpu:TYPE:N instead of --gpus=N");
+  s.live->add_option("--constraint", s.site.constraint, "worker jobs' node features (SLURM --constraint)");
+  s.live->add_option("--reservation", s.site.reservation, "worker jobs' reservation");
   s.live->add_option("--agent-connect-timeout", s.connect_timeout_s,
                      "wall seconds an agent keeps trying to reach the head (resolving its name, retrying every "
                      "0.5 s) before its job fails, in (0, 3600] (default 60)");
@@ -127,6 +134,16 @@ std::optional<int> LiveCommands::run() {
               << s.squeue_watch_window_s << "\n";
     return 2;
   }
+  for (const auto& [field, value] : {std::pair<const char*, const std::string&>{"partition", s.site.partition},
+                                    {"account", s.site.account},
+                                    {"qos", s.site.qos},
+                                    {"gpu-type", s.site.gpu_type},
+                                    {"constraint", s.site.constraint},
+                                    {"reservation", s.site.reservation}})
+    if (const std::string why = slurm_option_problem(field, value); !value.empty() && !why.empty()) {
+      std::cerr << "vramsim: live: --" << why << "\n";
+      return 2;
+    }
   if (!(s.outage_tolerance_s > 0) || s.outage_tolerance_s > 86400) {
     std::cerr << "vramsim: live: --outage-tolerance: expected seconds in (0, 86400], got " << s.outage_tolerance_s
               << "\n";
@@ -170,6 +187,7 @@ std::optional<int> LiveCommands::run() {
   opt.advertise = s.advertise;
   opt.drain_wait = std::chrono::milliseconds(std::lround(s.drain_timeout_s * 1000));
   opt.max_failed_starts = s.max_failed_starts;
+  opt.site = s.site;
   opt.agent_connect_timeout_s = s.connect_timeout_s;
   opt.outage_tolerance = std::chrono::milliseconds(std::lround(s.outage_tolerance_s * 1000));
   opt.client.timeout = std::chrono::milliseconds(std::lround(s.command_timeout_s * 1000));

@@ -41,6 +41,13 @@ std::string SlurmBackend::worker_script(const WorkerJobSize& scenario_size) cons
   // says, in the scenario's time.
   WorkerJobSize size = scenario_size;
   size.time_limit = static_cast<Duration>(std::ceil(static_cast<double>(size.time_limit) * cfg_.time_scale));
+  for (auto [given, into] : {std::pair<const std::string*, std::string*>{&cfg_.site.partition, &size.slurm.partition},
+                             {&cfg_.site.account, &size.slurm.account},
+                             {&cfg_.site.qos, &size.slurm.qos},
+                             {&cfg_.site.gpu_type, &size.slurm.gpu_type},
+                             {&cfg_.site.constraint, &size.slurm.constraint},
+                             {&cfg_.site.reservation, &size.slurm.reservation}})
+    if (!given->empty()) *into = *given;
   SbatchOptions o;
   o.workspace_dir = cfg_.workspace_dir;
   const std::string head = agent_head();

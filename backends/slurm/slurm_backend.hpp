@@ -48,6 +48,9 @@ struct SlurmBackendConfig {
   // Wall seconds per scenario second: every SLURM-facing duration (the
   // script's --time) is scaled by it, as the scenario's clock is.
   double time_scale = 1.0;
+  // The site's settings (vramsim live --partition, --account, ...): each one
+  // given replaces the scenario's for every worker job.
+  SlurmJobOptions site;
   // Worker jobs that end before their agent ever registered, in a row:
   // each next sbatch waits failure_backoff, doubled per failure, and after
   // max_failed_starts of them the run stops submitting (the error says why).

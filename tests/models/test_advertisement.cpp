@@ -158,6 +158,29 @@ TEST(SbatchScript, DirectivesMatchTheReferenceJob) {
   EXPECT_LT(s.find("--account=proj"), s.find("SLURM_JOB_ID"));
 }
 
+// The site's settings as their own #SBATCH lines; a GPU type asks for the
+// GPUs as a typed gres instead of --gpus.
+TEST(SbatchScript, SiteSettingsAndATypedGpuRequest) {
+  auto size = job(2);
+  size.slurm = SlurmJobOptions{"gpu-a100", "proj_42", "normal", "ib&nvme", "maint.1", "a100"};
+  const std::string s = render_sbatch_script(size, *advertisement("fixed"), options("/ws"));
+  for (const char* line : {"#SBATCH --gres=gpu:a100:2\n", "#SBATCH --partition=gpu-a100\n", "#SBATCH --account=proj_42\n",
+                           "#SBATCH --qos=normal\n", "#SBATCH --constraint=ib&nvme\n",
+                           "#SBATCH --reservation=maint.1\n"})
+    EXPECT_TRUE(contains(s, line)) << "missing " << line << "in\n" << s;
+  EXPECT_FALSE(contains(s, "--gpus=")) << s;
+  // Without them, nothing of the kind is written.
+  const std::string plain = render_sbatch_script(job(2), *advertisement("fixed"), options("/ws"));
+  for (const char* flag : {"--partition", "--account", "--qos", "--constraint", "--reservation", "--gres"})
+    EXPECT_FALSE(contains(plain, flag)) << flag;
+  EXPECT_EQ(slurm_option_problem("partition", "gpu-a100"), "");
+  EXPECT_NE(slurm_option_problem("partition", "a b").find("partition: expected letters"), std::string::npos);
+  EXPECT_NE(slurm_option_problem("account", "x\n#SBATCH --uid=0").find("expected letters"), std::string::npos);
+  EXPECT_EQ(slurm_option_problem("constraint", "[rack1|rack2]&ib"), "");
+  EXPECT_NE(slurm_option_problem("qos", "a&b").find("qos: expected"), std::string::npos);
+  EXPECT_NE(slurm_option_problem("qos", std::string(129, 'q')).find("at most 128"), std::string::npos);
+}
+
 TEST(SbatchScript, BodyRefusesToRunOutsideSlurm) {
   const std::string s = render_sbatch_script(job(1), *advertisement("fixed"), options());
   const auto guard = s.find("if [ -z \"$SLURM_JOB_ID\" ]; then");

@@ -39,6 +39,25 @@ TEST(ScenarioValidation, WrongTypeSaysWhatWasExpected) {
   EXPECT_EQ(e.problem(), "expected an integer, got a string");
 }
 
+TEST(ScenarioValidation, SiteSettingsOfTheWorkerJobAreCheckedForTheScript) {
+  auto s = parse_scenario(Json::parse(R"({"cluster": {"worker_defaults": {"partition": "gpu", "account": "p1",
+      "qos": "high", "gpu_type": "a100", "constraint": "ib&nvme", "reservation": "r1"}}})"), "case.json");
+  const auto& o = s.control.autoscaler.defaults.slurm;
+  EXPECT_EQ(o.partition, "gpu");
+  EXPECT_EQ(o.account, "p1");
+  EXPECT_EQ(o.qos, "high");
+  EXPECT_EQ(o.gpu_type, "a100");
+  EXPECT_EQ(o.constraint, "ib&nvme");
+  EXPECT_EQ(o.reservation, "r1");
+  auto e = parse_error(R"({"cluster": {"worker_defaults": {"partition": "gpu\n#SBATCH --uid=0"}}})");
+  EXPECT_EQ(e.path(), "$.cluster.worker_defaults.partition");
+  EXPECT_NE(e.problem().find("expected letters, digits"), std::string::npos) << e.problem();
+  e = parse_error(R"({"cluster": {"worker_defaults": {"qos": ""}}})");
+  EXPECT_EQ(e.path(), "$.cluster.worker_defaults.qos");
+  e = parse_error(R"({"cluster": {"worker_defaults": {"account": 7}}})");
+  EXPECT_EQ(e.path(), "$.cluster.worker_defaults.account");
+}
+
 TEST(ScenarioValidation, NegativeDurationIsRefused) {
   auto e = parse_error(R"({"cluster": {"latency": {"node_boot": "-1s"}}})");
   EXPECT_EQ(e.path(), "$.cluster.latency.node_boot");
