@@ -79,6 +79,14 @@ TEST_F(MultiNode, ANodeCutOffIsNodeFailAndTheWorkerMovesElsewhere) {
       << slurp(work_ + "/cut.err");
   const bool failed = wait_for(trace, [](const std::string& t) { return t.find("\"NODE_FAIL\"") != std::string::npos; },
                                60s);
+  // The replacement starts while the node is still cut off: restored
+  // first, the node would be idle again and SLURM could choose it.
+  auto starts = [](const std::string& t) {
+    std::size_t n = 0;
+    for (auto at = t.find("\"job_started\""); at != std::string::npos; at = t.find("\"job_started\"", at + 1)) ++n;
+    return n;
+  };
+  const bool replaced = wait_for(trace, [&](const std::string& t) { return starts(t) >= 2; }, 60s);
   // The agent exits by itself (--head-timeout, 30 s) once cut off.
   bool agent_gone = false;
   for (int i = 0; i < 450 && !agent_gone; ++i) {
@@ -88,6 +96,7 @@ TEST_F(MultiNode, ANodeCutOffIsNodeFailAndTheWorkerMovesElsewhere) {
   ASSERT_EQ(run({"/usr/bin/env", "NODE=" + node, harness, "node-restore", harness_}, "restore", 60s), 0)
       << slurp(work_ + "/restore.err");
   EXPECT_TRUE(failed) << slurp(trace);
+  EXPECT_TRUE(replaced) << slurp(trace);
   EXPECT_TRUE(agent_gone) << "the cut-off agent " << agent << " is still running";
   EXPECT_GE(wait(head, 180s), 0);
   const auto ev = read_trace(trace);
