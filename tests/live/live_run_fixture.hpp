@@ -58,11 +58,24 @@ class LiveRunFixture : public ::testing::Test {
     setenv("SLURM_CONF", (harness_ + "/etc/slurm.conf").c_str(), 1);
     const std::string path = harness_ + "/bin:" + std::string(std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin");
     setenv("PATH", path.c_str(), 1);
-    work_ = (fs::temp_directory_path() / ("vramsim-live-" + std::to_string(getpid()) + "-" +
-                                          ::testing::UnitTest::GetInstance()->current_test_info()->name())).string();
-    fs::remove_all(work_);
-    fs::create_directories(work_);
+    // A folder of this test's own, made with mkdtemp: no other test or
+    // checkout can be handed the same one, whatever runs beside it.
+    std::string tmpl = (fs::temp_directory_path() /
+                        ("vramsim-live-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+                         "-XXXXXX")).string();
+    if (::mkdtemp(tmpl.data()) == nullptr) {
+      ADD_FAILURE() << "cannot make a work folder from " << tmpl;
+      return false;
+    }
+    work_ = tmpl;
     return true;
+  }
+  // A passing test leaves nothing; a failing one leaves its folder to read.
+  void TearDown() override {
+    if (!work_.empty() && !HasFailure()) {
+      std::error_code ignored;
+      fs::remove_all(work_, ignored);
+    }
   }
 
   struct Child {
