@@ -138,12 +138,16 @@ void SlurmBackend::cancel_jobs(const std::vector<std::string>& ids) {
     mine.push_back(id);
   }
   if (mine.empty()) return;
-  client_.cancel(mine, [this, mine](bool ok, std::string error) {
+  scancel(std::move(mine));
+}
+
+void SlurmBackend::scancel(std::vector<std::string> ids) {
+  client_.cancel(ids, [this, ids](bool ok, std::string error) {
     if (!ok) {
       trace_.record(exec_.now(), "slurm_error", {{"command", "scancel"}, {"error", error}});
       // Sent again once the controller answers: a job asked to go is
       // never left to its time limit.
-      cancels_to_resend_.insert(mine.begin(), mine.end());
+      cancels_to_resend_.insert(ids.begin(), ids.end());
     }
     arm_poll(std::chrono::milliseconds(0));  // see the jobs leave as soon as squeue does
   });
@@ -338,14 +342,7 @@ void SlurmBackend::outage_over() {
   for (const auto& id : cancels_to_resend_)
     if (auto it = jobs_.find(id); it != jobs_.end() && !it->second.ended) again.push_back(id);
   cancels_to_resend_.clear();
-  if (!again.empty())
-    client_.cancel(again, [this, again](bool ok, std::string error) {
-      if (!ok) {
-        trace_.record(exec_.now(), "slurm_error", {{"command", "scancel"}, {"error", error}});
-        cancels_to_resend_.insert(again.begin(), again.end());
-      }
-      arm_poll(std::chrono::milliseconds(0));
-    });
+  if (!again.empty()) scancel(std::move(again));
   auto held = std::move(held_for_outage_);
   held_for_outage_.clear();
   for (auto& h : held) sbatch_worker(h.size, std::move(h.done));
@@ -545,13 +542,7 @@ void SlurmBackend::agent_gone(const std::string& job_id, const std::string& reas
     jt->second.cancel_requested = true;
     watch(jt->second);
     trace_.record(exec_.now(), "job_cancel_requested", {{"job", job_id}, {"reason", "agent lost: " + reason}});
-    client_.cancel({job_id}, [this, job_id](bool ok, std::string error) {
-      if (!ok) {
-        trace_.record(exec_.now(), "slurm_error", {{"command", "scancel"}, {"error", error}});
-        cancels_to_resend_.insert(job_id);
-      }
-      arm_poll(std::chrono::milliseconds(0));
-    });
+    scancel({job_id});
   }
 }
 

@@ -178,6 +178,9 @@ class SlurmBackend final : public ClusterBackend, private slurm::AgentServerList
   std::uint64_t submit_generation_ = 0; // bumped at every sbatch call and answer
   std::set<std::string> orphans_cancelled_;  // jobs of the run no sbatch answered with
   struct HeldSubmission { WorkerJobSize size; SubmitDone done; };
+  // scancel of jobs of the run; a failure is traced and the jobs are sent
+  // again when the controller next answers.
+  void scancel(std::vector<std::string> ids);
   void outage_failure(const std::string& command, const std::string& error);
   void outage_over();
   std::optional<std::chrono::steady_clock::time_point> outage_since_;  // first failed squeue of an outage
