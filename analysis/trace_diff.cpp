@@ -70,7 +70,8 @@ std::vector<TraceEvent> parse_trace(std::istream& in, const std::string& path) {
 bool world_specific_kind(const std::string& kind) {
   static const std::set<std::string> kinds = {"agent_gone", "agent_refused", "agent_unreachable", "slurm_error",
                                               "job_orphan_cancelled", "signal", "status", "run_ended",
-                                              "job_pending", "job_submit_delayed", "head_warning", "slurm_outage"};
+                                              "job_pending", "job_submit_delayed", "head_warning", "slurm_outage",
+                                              "replica_memory"};
   return kinds.count(kind) > 0;
 }
 

@@ -93,7 +93,9 @@ HeadEndpoints choose_head_endpoints(const std::string& bind, const std::string& 
   } else {
     e.bind = "0.0.0.0";
   }
-  e.status_bind = bind.empty() ? "127.0.0.1" : e.bind;
+  // The status lines need no secret, so they are served to this host only,
+  // wherever the agents' listener is (ssh -L reaches it from elsewhere).
+  e.status_bind = "127.0.0.1";
 
   std::string host = advertise;
   if (!advertise.empty()) {

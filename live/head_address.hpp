@@ -9,7 +9,7 @@ namespace vramsim {
 
 struct HeadEndpoints {
   std::string bind;            // the agent listener's address (numeric)
-  std::string status_bind;     // the status listener's: loopback unless --bind was given
+  std::string status_bind;     // the status listener's: always loopback (it needs no secret)
   std::string advertise_host;  // what the worker script passes to the agent
   unsigned short advertise_port = 0;  // 0: the agent listener's own port
   unsigned short listen_port = 0;     // the agent listener's port (0: any free one)

@@ -1,7 +1,9 @@
 #include "backends/slurm/agent_server.hpp"
 
 #include <array>
+#include <algorithm>
 #include <deque>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -22,6 +24,10 @@ struct AgentServerState {
   AgentServerConfig cfg;
   AgentServerListener* listener;
   tcp::acceptor acceptor;
+  asio::steady_timer accept_timer{io};
+  std::chrono::milliseconds accept_wait{0};
+  std::size_t unauthenticated = 0;  // connections not yet registered
+  std::uint64_t over_cap = 0;       // refused for the cap, reported coalesced
   bool closed = false;
   // Connections that passed hello, by job id (registered or about to be).
   std::map<std::string, std::shared_ptr<AgentConnection>> jobs;
@@ -46,6 +52,8 @@ class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
   }
 
   void start() {
+    ++s_->unauthenticated;
+    counted_ = true;
     nonce_ = make_nonce();
     send(to_message(Challenge{nonce_}));
     arm_timer(s_->cfg.auth_timeout, [](AgentConnection& c) {
@@ -61,7 +69,7 @@ class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
 
   void send(const Json& message) {
     if (phase_ == Phase::Closed || closing_) return;
-    out_.push_back(encode_line(message));
+    out_.push_back(encode_line(seal_ ? seal_->seal(message) : message));
     if (!writing_) write_next();
   }
 
@@ -108,8 +116,16 @@ class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
 
   void handle(const std::string& line) {
     auto parsed = parse_line(line);
-    if (!parsed) return refuse(parsed.error);
-    const Json& m = parsed.value;
+    if (!parsed) {
+      // Past the handshake, a line that is not even JSON is no one's
+      // message: refused like a forged one.
+      if (seal_) return refuse_message(parsed.error);
+      return refuse(parsed.error);
+    }
+    Json& m = parsed.value;
+    if (seal_) {
+      if (auto why = seal_->open(m); !why.empty()) return refuse_message(why + " ('" + message_type(m) + "')");
+    }
     const std::string type = message_type(m);
     switch (phase_) {
       case Phase::AwaitHello: return on_hello(m, type);
@@ -123,14 +139,31 @@ class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
     if (type != "hello") return refuse("message before authentication: '" + type + "'");
     auto h = parse_hello(m);
     if (!h) return refuse(h.error);
-    if (!handshake_hmac_matches(s_->cfg.secret, nonce_, h.value.job_id, h.value.hmac))
+    // Before the proof: an agent left from another run (its job's secret is
+    // that run's) is told so, not "wrong HMAC".
+    if (h.value.run_id != s_->cfg.run_id)
+      return refuse("agent of run " + h.value.run_id + ", not of this run (" + s_->cfg.run_id + ")");
+    const HandshakeIds ids{nonce_, h.value.nonce, h.value.job_id, h.value.run_id};
+    if (!proof_matches(agent_proof(s_->cfg.secret, ids), h.value.hmac))
       return refuse("wrong HMAC for job " + h.value.job_id);
     if (!s_->listener->known_job(h.value.job_id)) return refuse("unknown job " + h.value.job_id);
     if (s_->closed || closing_) return;
     if (s_->jobs.count(h.value.job_id) != 0) return refuse("job already connected: " + h.value.job_id);
     job_id_ = h.value.job_id;
     s_->jobs[job_id_] = shared_from_this();
+    // The head proves the secret in turn; every later line is sealed.
+    send(to_message(Welcome{job_id_, head_proof(s_->cfg.secret, ids)}));
+    seal_.emplace(session_key(s_->cfg.secret, ids), Sender::Head);
     phase_ = Phase::AwaitRegister;
+  }
+
+  // A sealed line that does not open: dropped and reported; the connection
+  // ends after kMaxRefusedMessages of them.
+  void refuse_message(const std::string& why) {
+    const std::string reason = "refused message: " + why;
+    if (++refused_messages_ >= kMaxRefusedMessages)
+      return refuse(reason + "; " + std::to_string(refused_messages_) + " refused, closing");
+    s_->listener->refused(peer_, reason + " (job " + job_id_ + ")");
   }
 
   void on_register(const Json& m, const std::string& type) {
@@ -140,6 +173,7 @@ class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
     if (r.value.job_id != job_id_)
       return refuse("malformed message: field 'job_id' of register: expected " + job_id_ + " as in hello");
     phase_ = Phase::Registered;
+    uncount();
     send(to_message(Registered{job_id_}));
     arm_heartbeat_timer();
     // TCP keepalive under the pings: a peer gone without a FIN or RST is
@@ -159,7 +193,7 @@ class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
     } else if (type == "replica_started") {
       auto r = parse_replica_started(m);
       if (!r) return refuse(r.error);
-      s_->listener->replica_started(job_id_, r.value.replica, r.value.ok, r.value.error);
+      s_->listener->replica_started(job_id_, r.value);
     } else if (type == "call_result") {
       auto r = parse_call_result(m);
       if (!r) return refuse(r.error);
@@ -265,9 +299,16 @@ class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
     });
   }
 
+  void uncount() {
+    if (!counted_) return;
+    counted_ = false;
+    --s_->unauthenticated;
+  }
+
   void close_socket() {
     if (phase_ == Phase::Closed) return;
     phase_ = Phase::Closed;
+    uncount();
     boost::system::error_code ignored;
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);
@@ -293,24 +334,59 @@ class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
   bool goodbye_ = false;
   std::string goodbye_reason_;
   bool drain_sent_ = false;
+  bool counted_ = false;  // in AgentServerState::unauthenticated
+  int refused_messages_ = 0;
+  std::optional<MessageSeal> seal_;  // from the welcome on
   Phase phase_ = Phase::AwaitHello;
   std::string peer_, nonce_, job_id_;
 };
 
 namespace {
 
+void accept_next(const std::shared_ptr<AgentServerState>& s);
+
+// A connection over the cap is closed unread. Reported the first time and
+// then every 100th, so a flood cannot flood the trace too.
+void refuse_over_cap(const std::shared_ptr<AgentServerState>& s, tcp::socket& socket) {
+  boost::system::error_code ec;
+  auto ep = socket.remote_endpoint(ec);
+  const std::string peer = ec ? std::string("unknown peer") : ep.address().to_string() + ":" + std::to_string(ep.port());
+  socket.close(ec);
+  if (s->over_cap++ % 100 == 0)
+    s->listener->refused(peer, "over " + std::to_string(s->cfg.max_unauthenticated) +
+                                   " unauthenticated connections (" + std::to_string(s->over_cap) +
+                                   " refused so far)");
+}
+
+void accept_after(const std::shared_ptr<AgentServerState>& s, std::chrono::milliseconds wait) {
+  s->accept_timer.expires_after(wait);
+  s->accept_timer.async_wait([s](const boost::system::error_code& ec) {
+    if (!ec && !s->closed) accept_next(s);
+  });
+}
+
 void accept_next(const std::shared_ptr<AgentServerState>& s) {
   s->acceptor.async_accept([s](const boost::system::error_code& ec, tcp::socket socket) {
     if (s->closed) return;
     if (!ec) {
-      auto c = std::make_shared<AgentConnection>(s, std::move(socket));
-      s->connections.insert(c);
-      c->start();
+      s->accept_wait = std::chrono::milliseconds(0);
+      if (s->unauthenticated >= s->cfg.max_unauthenticated) {
+        refuse_over_cap(s, socket);
+      } else {
+        auto c = std::make_shared<AgentConnection>(s, std::move(socket));
+        s->connections.insert(c);
+        c->start();
+      }
     } else if (ec == asio::error::operation_aborted) {
       return;
     } else {
-      // e.g. out of file descriptors: reported, and accepting goes on.
-      s->listener->refused("listener", "accept failed: " + ec.message());
+      // e.g. out of file descriptors: reported, and accepting goes on after
+      // a wait that doubles while the errors last.
+      s->accept_wait = s->accept_wait.count() == 0 ? s->cfg.accept_backoff
+                                                   : std::min(2 * s->accept_wait, s->cfg.accept_backoff_max);
+      s->listener->refused("listener", "accept failed: " + ec.message() + "; next accept in " +
+                                           std::to_string(s->accept_wait.count()) + " ms");
+      return accept_after(s, s->accept_wait);
     }
     if (!s->closed) accept_next(s);
   });
@@ -328,6 +404,7 @@ std::shared_ptr<AgentConnection> registered(const std::shared_ptr<AgentServerSta
 
 AgentServer::AgentServer(asio::io_context& io, AgentServerConfig cfg, AgentServerListener& listener) {
   if (cfg.secret.empty()) throw std::invalid_argument("agent server: empty secret");
+  if (cfg.run_id.empty()) throw std::invalid_argument("agent server: empty run id");
   state_ = std::make_shared<detail::AgentServerState>(io, std::move(cfg), listener);
   auto& s = *state_;
   boost::system::error_code ec;
@@ -390,6 +467,7 @@ void AgentServer::close() {
   state_->closed = true;
   boost::system::error_code ignored;
   state_->acceptor.close(ignored);
+  state_->accept_timer.cancel();
   auto connections = state_->connections;  // close_silently edits the set
   for (const auto& c : connections) c->close_silently();
   state_->connections.clear();

@@ -1,7 +1,8 @@
 #pragma once
 // The head's side of the node agent protocol (docs/live-protocol.md): a TCP
 // server on the head's single-threaded io_context that authenticates
-// vramsim-agent connections, reports registrations, heartbeats, replica
+// vramsim-agent connections both ways, checks the MAC and sequence of every
+// later message, reports registrations, heartbeats, replica
 // starts, call results and lost agents to a listener, and sends the head's
 // commands to a connected agent. Every refusal is reported and never stops
 // the server.
@@ -26,8 +27,8 @@ class AgentServerListener {
   virtual bool known_job(const std::string& job_id) = 0;
   virtual void agent_registered(const AgentRegistration& r) = 0;
   virtual void agent_heartbeat(const std::string& job_id, const std::vector<DeviceUsage>& devices) = 0;
-  virtual void replica_started(const std::string& job_id, const std::string& replica, bool ok,
-                               const std::string& error) = 0;
+  // A replica's start, with what it holds (ReplicaStarted::memory).
+  virtual void replica_started(const std::string& job_id, const ReplicaStarted& r) = 0;
   virtual void call_result(const std::string& job_id, std::uint64_t call_id, const Json& result) = 0;
   // "drained", "connection closed", "heartbeat timeout", "protocol error: ...".
   virtual void agent_gone(const std::string& job_id, const std::string& reason) = 0;
@@ -39,12 +40,20 @@ struct AgentServerConfig {
   std::string bind = "127.0.0.1";
   unsigned short port = 0;  // 0: any free port, see AgentServer::port()
   std::string secret;
+  // This run's id: an agent saying another in its hello is refused.
+  std::string run_id;
   std::size_t max_message_bytes = kDefaultMaxMessageBytes;
   std::chrono::milliseconds auth_timeout{5000};
   std::chrono::milliseconds heartbeat_timeout{15000};
   // Sent to every registered agent this often ({"type":"ping"}), so that an
   // agent knows its head is there (vramsim-agent --head-timeout). 0: never.
   std::chrono::milliseconds ping_interval{5000};
+  // Connections not yet registered, at most; one over it is closed at once.
+  std::size_t max_unauthenticated = 64;
+  // After an accept error (out of descriptors, say), the next accept waits
+  // this long, doubling up to accept_backoff_max, so the loop never spins.
+  std::chrono::milliseconds accept_backoff{10};
+  std::chrono::milliseconds accept_backoff_max{1000};
 };
 
 namespace detail {
@@ -56,7 +65,7 @@ class AgentServer {
  public:
   // Binds and starts accepting; throws std::runtime_error (naming the
   // address) when the address cannot be bound, std::invalid_argument for an
-  // empty secret.
+  // empty secret or run id.
   AgentServer(boost::asio::io_context& io, AgentServerConfig cfg, AgentServerListener& listener);
   ~AgentServer();
   AgentServer(const AgentServer&) = delete;

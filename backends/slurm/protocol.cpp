@@ -102,20 +102,77 @@ std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
   return to_hex(hmac_sha256_raw(key, data));
 }
 
-std::string handshake_hmac(std::string_view secret, std::string_view nonce, std::string_view job_id) {
-  std::string data(nonce);
-  data.append(job_id);
-  return hmac_sha256_hex(secret, data);
+namespace {
+std::string handshake_data(std::string_view label, const HandshakeIds& ids) {
+  // Ids are printable without spaces and nonces hex, so newlines separate
+  // the fields unambiguously.
+  std::string data(label);
+  for (const std::string* f : {&ids.head_nonce, &ids.agent_nonce, &ids.job_id, &ids.run_id}) {
+    data.push_back('\n');
+    data.append(*f);
+  }
+  return data;
 }
 
-bool handshake_hmac_matches(std::string_view secret, std::string_view nonce, std::string_view job_id,
-                            std::string_view received_hex) {
+const char* sender_label(Sender s) { return s == Sender::Head ? "head\n" : "agent\n"; }
+}  // namespace
+
+std::string agent_proof(std::string_view secret, const HandshakeIds& ids) {
+  return hmac_sha256_hex(secret, handshake_data("vramsim-live-1 agent hello", ids));
+}
+
+std::string head_proof(std::string_view secret, const HandshakeIds& ids) {
+  return hmac_sha256_hex(secret, handshake_data("vramsim-live-1 head welcome", ids));
+}
+
+std::string session_key(std::string_view secret, const HandshakeIds& ids) {
+  return hmac_sha256_raw(secret, handshake_data("vramsim-live-1 session key", ids));
+}
+
+bool proof_matches(std::string_view expected_hex, std::string_view received_hex) {
+  auto expected = from_hex(expected_hex);
   auto received = from_hex(received_hex);
-  if (!received || received->size() != 32) return false;
-  std::string data(nonce);
-  data.append(job_id);
-  const std::string expected = hmac_sha256_raw(secret, data);
-  return CRYPTO_memcmp(expected.data(), received->data(), expected.size()) == 0;
+  if (!expected || !received || expected->size() != 32 || received->size() != 32) return false;
+  return CRYPTO_memcmp(expected->data(), received->data(), expected->size()) == 0;
+}
+
+MessageSeal::MessageSeal(std::string key, Sender me) : key_(std::move(key)), me_(me) {}
+
+std::string MessageSeal::mac(Sender from, const Json& message_with_seq) const {
+  std::string data = sender_label(from);
+  // As encode_line writes it, so both ends hash the same bytes.
+  data.append(message_with_seq.dump(-1, ' ', false, Json::error_handler_t::replace));
+  return hmac_sha256_raw(key_, data);
+}
+
+Json MessageSeal::seal(Json message) {
+  message.erase("mac");
+  message["seq"] = send_seq_++;
+  message["mac"] = to_hex(mac(me_, message));
+  return message;
+}
+
+std::string MessageSeal::open(Json& message) {
+  if (!message.is_object()) return "not an object";
+  auto m = message.find("mac");
+  auto q = message.find("seq");
+  if (m == message.end() || q == message.end()) return "no MAC";
+  if (!m->is_string() || !q->is_number_unsigned()) return "wrong MAC";
+  auto received = from_hex(m->get<std::string>());
+  Json body = message;
+  body.erase("mac");
+  const Sender peer = me_ == Sender::Head ? Sender::Agent : Sender::Head;
+  const std::string expected = mac(peer, body);
+  if (!received || received->size() != expected.size() ||
+      CRYPTO_memcmp(expected.data(), received->data(), expected.size()) != 0)
+    return "wrong MAC";
+  const auto seq = q->get<std::uint64_t>();
+  if (seq != receive_seq_)
+    return "replayed or out of order: seq " + std::to_string(seq) + ", expected " + std::to_string(receive_seq_);
+  ++receive_seq_;
+  message.erase("mac");
+  message.erase("seq");
+  return "";
 }
 
 std::string make_nonce() {
@@ -316,9 +373,21 @@ Parsed<Hello> parse_hello(const Json& m) {
   Hello h;
   h.job_id = r.str("job_id", true);
   h.run_id = r.str("run_id", true);
+  h.nonce = r.str("nonce");
+  if (r.ok() && (h.nonce.size() != 2 * kNonceBytes || !from_hex(h.nonce)))
+    r.fail("nonce", std::to_string(2 * kNonceBytes) + " hex digits");
   h.hmac = r.str("hmac");
   if (r.ok() && (h.hmac.size() != 64 || !from_hex(h.hmac))) r.fail("hmac", "64 hex digits");
   return finish(std::move(h), r);
+}
+
+Parsed<Welcome> parse_welcome(const Json& m) {
+  Reader r(m, "welcome");
+  Welcome w;
+  w.job_id = r.str("job_id", true);
+  w.hmac = r.str("hmac");
+  if (r.ok() && (w.hmac.size() != 64 || !from_hex(w.hmac))) r.fail("hmac", "64 hex digits");
+  return finish(std::move(w), r);
 }
 
 Parsed<AgentRegistration> parse_register(const Json& m) {
@@ -356,6 +425,13 @@ Parsed<AgentRegistration> parse_register(const Json& m) {
   }
   a.notice = r.str("notice");
   a.script_resources = r.str("script_resources");
+  if (const Json* al = m.is_object() && m.contains("allocation") ? &m["allocation"] : nullptr) {
+    bool strings = al->is_object();
+    for (auto it = strings ? al->begin() : al->end(); strings && it != al->end(); ++it)
+      strings = it.value().is_string();
+    if (!strings) r.fail("allocation", "an object of name -> string");
+    else a.allocation = *al;
+  }
   return finish(std::move(a), r);
 }
 
@@ -415,6 +491,13 @@ Parsed<ReplicaStarted> parse_replica_started(const Json& m) {
   s.replica = r.str("replica", true);
   s.ok = r.boolean("ok");
   s.error = r.str("error");
+  // Optional: older agents do not say what their replica holds.
+  if (m.is_object() && m.contains("memory")) {
+    s.memory = r.str("memory");
+    if (r.ok() && s.memory != "device" && s.memory != "host" && !s.memory.empty())
+      r.fail("memory", "\"device\", \"host\" or \"\"");
+    s.bytes = r.integer("bytes", 0, kMaxI64);
+  }
   return finish(std::move(s), r);
 }
 
@@ -458,6 +541,14 @@ Json to_message(const Hello& m) {
   Json j = typed("hello");
   j["job_id"] = m.job_id;
   j["run_id"] = m.run_id;
+  j["nonce"] = m.nonce;
+  j["hmac"] = m.hmac;
+  return j;
+}
+
+Json to_message(const Welcome& m) {
+  Json j = typed("welcome");
+  j["job_id"] = m.job_id;
   j["hmac"] = m.hmac;
   return j;
 }
@@ -476,6 +567,7 @@ Json to_message(const AgentRegistration& m) {
   j["devices"] = std::move(devs);
   j["notice"] = m.notice;
   j["script_resources"] = m.script_resources;
+  j["allocation"] = m.allocation;
   return j;
 }
 
@@ -517,6 +609,8 @@ Json to_message(const ReplicaStarted& m) {
   j["replica"] = m.replica;
   j["ok"] = m.ok;
   j["error"] = m.error;
+  j["memory"] = m.memory;
+  j["bytes"] = m.bytes;
   return j;
 }
 

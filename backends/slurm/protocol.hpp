@@ -1,6 +1,7 @@
 #pragma once
 // The head <-> node agent wire protocol of live mode (docs/live-protocol.md):
-// JSON Lines framing with a size limit, the HMAC-SHA256 handshake, the
+// JSON Lines framing with a size limit, the mutual HMAC-SHA256 handshake and
+// the MAC on every later message, the
 // per-run secret file, and typed parse/encode of every message. Shared by the
 // head's AgentServer and the vramsim-agent binary so both read one format.
 #include <chrono>
@@ -53,12 +54,53 @@ std::optional<std::string> from_hex(std::string_view hex);
 
 // HMAC-SHA256(key, data) as lower-case hex.
 std::string hmac_sha256_hex(std::string_view key, std::string_view data);
-// The handshake proof: HMAC-SHA256(secret, nonce + job_id).
-std::string handshake_hmac(std::string_view secret, std::string_view nonce, std::string_view job_id);
-// Constant-time check of a received proof (CRYPTO_memcmp); false for a
-// proof that is not 64 hex digits.
-bool handshake_hmac_matches(std::string_view secret, std::string_view nonce, std::string_view job_id,
-                            std::string_view received_hex);
+// ---- the handshake and the channel (docs/live-protocol.md, "Channel") ------
+
+// What both ends prove the run's secret over: the head's nonce (challenge),
+// the agent's (hello), the job and the run.
+struct HandshakeIds {
+  std::string head_nonce, agent_nonce, job_id, run_id;
+};
+// HMAC-SHA256(secret, label + ids) as lower-case hex. A label per use keeps
+// one end's proof from serving as the other's or as the session key, so an
+// impostor head gets nothing from an agent it can use against the real head.
+std::string agent_proof(std::string_view secret, const HandshakeIds& ids);
+std::string head_proof(std::string_view secret, const HandshakeIds& ids);
+// Constant-time comparison (CRYPTO_memcmp); false for a received proof that
+// is not 64 hex digits.
+bool proof_matches(std::string_view expected_hex, std::string_view received_hex);
+// The connection's MAC key, fresh per connection (both nonces are).
+std::string session_key(std::string_view secret, const HandshakeIds& ids);
+
+enum class Sender { Head, Agent };
+
+// Every message after the handshake carries "seq" (0, 1, ... per direction)
+// and "mac": HMAC-SHA256(session key, sender + the message without "mac", as
+// compact JSON). A message without them, with a wrong MAC, or out of sequence
+// (a replay) is refused; the sequence only moves on an accepted message, so
+// an injected line never costs the real ones.
+class MessageSeal {
+ public:
+  MessageSeal(std::string key, Sender me);
+  // `message` with "seq" and "mac" added.
+  Json seal(Json message);
+  // Checks and strips "seq" and "mac"; "" when accepted, else why not
+  // ("no MAC", "wrong MAC", "replayed or out of order: seq 3, expected 5").
+  std::string open(Json& message);
+  std::uint64_t next_to_send() const { return send_seq_; }
+  std::uint64_t next_to_receive() const { return receive_seq_; }
+
+ private:
+  std::string mac(Sender from, const Json& message_with_seq) const;
+  std::string key_;
+  Sender me_;
+  std::uint64_t send_seq_ = 0, receive_seq_ = 0;
+};
+
+// Refused messages a connection may bring before it is closed: enough to
+// ride out a stray injected line, few enough that a flood ends it.
+inline constexpr int kMaxRefusedMessages = 8;
+
 // kNonceBytes from RAND_bytes, hex; throws std::runtime_error if the RNG fails.
 std::string make_nonce();
 
@@ -88,6 +130,9 @@ struct AgentRegistration {
   std::int64_t memory_bytes = 0;
   std::vector<AgentDevice> devices;
   std::string notice, script_resources;
+  // Where cpus, memory and the devices came from (name -> source, e.g.
+  // "memory": "SLURM_MEM_PER_NODE"); empty from an agent that does not say.
+  Json allocation = Json::object();
 };
 
 struct DeviceUsage {
@@ -108,7 +153,9 @@ struct ReplicaState {
 };
 
 struct Challenge { std::string nonce; };
-struct Hello { std::string job_id, run_id, hmac; };
+struct Hello { std::string job_id, run_id, nonce, hmac; };  // nonce: the agent's
+// The head's proof of the secret, answering hello; the channel starts after it.
+struct Welcome { std::string job_id, hmac; };
 struct Registered { std::string job_id; };
 struct Heartbeat {
   std::vector<DeviceUsage> devices;
@@ -119,6 +166,11 @@ struct ReplicaStarted {
   std::string replica;
   bool ok = false;
   std::string error;
+  // What the replica holds: "device" (cudaMalloc'd on its GPU) or "host"
+  // (no usable GPU: host memory stands in), and how many bytes; "" and 0
+  // when it did not start.
+  std::string memory;
+  std::int64_t bytes = 0;
 };
 struct Call {
   std::uint64_t call_id = 0;
@@ -148,6 +200,7 @@ std::string message_type(const Json& message);  // "" when absent
 
 Parsed<Challenge> parse_challenge(const Json& m);
 Parsed<Hello> parse_hello(const Json& m);
+Parsed<Welcome> parse_welcome(const Json& m);
 Parsed<AgentRegistration> parse_register(const Json& m);
 Parsed<Registered> parse_registered(const Json& m);
 Parsed<Heartbeat> parse_heartbeat(const Json& m);
@@ -161,6 +214,7 @@ Parsed<ErrorMessage> parse_error(const Json& m);
 
 Json to_message(const Challenge& m);
 Json to_message(const Hello& m);
+Json to_message(const Welcome& m);
 Json to_message(const AgentRegistration& m);  // type "register"
 Json to_message(const Registered& m);
 Json to_message(const Heartbeat& m);

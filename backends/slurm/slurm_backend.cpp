@@ -9,10 +9,18 @@
 
 namespace vramsim {
 
+namespace {
+// The agents prove this run's id: the server checks the one the jobs carry.
+slurm::AgentServerConfig server_config(slurm::AgentServerConfig c, const std::string& run_id) {
+  if (c.run_id.empty()) c.run_id = run_id;
+  return c;
+}
+}  // namespace
+
 SlurmBackend::SlurmBackend(boost::asio::io_context& io, Executor& exec, TraceRecorder& trace,
                            std::shared_ptr<const AdvertisementPolicy> advertisement, SlurmBackendConfig cfg)
     : exec_(exec), trace_(trace), advertisement_(std::move(advertisement)), cfg_(std::move(cfg)),
-      runner_(io), client_(io, runner_, cfg_.client), server_(io, cfg_.server, *this), poll_timer_(io) {
+      runner_(io), client_(io, runner_, cfg_.client), server_(io, server_config(cfg_.server, cfg_.run_id), *this), poll_timer_(io) {
   if (!cfg_.journal_path.empty()) journal_ = std::make_unique<slurm::JobJournal>(cfg_.journal_path);
   arm_poll(std::chrono::milliseconds(0));
 }
@@ -420,7 +428,11 @@ std::string SlurmBackend::ending_reason(const std::string&, const Job& j, const 
   else if (j.goodbye == "drained") r = "batch script exited after ray stop";
   else r = "batch script exited";
   // A cancelled job keeps the reason it last waited for: not why it ended.
-  if (!e.reason.empty() && e.reason != "None" && e.state != JobState::Cancelled) r += " (SLURM: " + e.reason + ")";
+  // A time limit's own reason restates the state: the simulation's words
+  // stand alone there.
+  const bool restated = (s == "TIMEOUT" && e.reason == "TimeLimit") || (s == "DEADLINE" && e.reason == "DeadLine");
+  if (!e.reason.empty() && e.reason != "None" && e.state != JobState::Cancelled && !restated)
+    r += " (SLURM: " + e.reason + ")";
   return r;
 }
 
@@ -492,7 +504,8 @@ void SlurmBackend::agent_registered(const slurm::AgentRegistration& r) {
   trace_.record(exec_.now(), "node_advertised",
                 {{"job", r.job_id}, {"gpus", static_cast<int>(spec.devices.size())},
                  {"resources", spec.resources.to_json()}, {"notice", r.notice},
-                 {"script_resources", r.script_resources}, {"host", r.hostname}, {"agent_pid", r.pid}});
+                 {"script_resources", r.script_resources}, {"host", r.hostname}, {"agent_pid", r.pid},
+                 {"allocation", r.allocation}});
   j.registered = true;
   if (listener_) listener_->node_registered(std::move(spec));
 }
@@ -503,13 +516,17 @@ void SlurmBackend::agent_heartbeat(const std::string& job_id, const std::vector<
   for (const auto& d : devices) it->second.memory[d.index] = DeviceObservation{d.used_bytes, exec_.now()};
 }
 
-void SlurmBackend::replica_started(const std::string& job_id, const std::string& replica, bool ok,
-                                   const std::string& error) {
+void SlurmBackend::replica_started(const std::string& job_id, const slurm::ReplicaStarted& r) {
+  // What the replica holds, device or host memory, which the simulation
+  // takes for granted: a live trace says it (replica_memory).
+  if (r.ok && !r.memory.empty())
+    trace_.record(exec_.now(), "replica_memory",
+                  {{"job", job_id}, {"replica", r.replica}, {"memory", r.memory}, {"bytes", r.bytes}});
   for (auto it = starts_.begin(); it != starts_.end(); ++it)
-    if (it->job_id == job_id && it->replica == replica) {
+    if (it->job_id == job_id && it->replica == r.replica) {
       auto done = std::move(it->done);
       starts_.erase(it);
-      done(ok, error);
+      done(r.ok, r.error);
       return;
     }
 }

@@ -152,8 +152,7 @@ class SlurmBackend final : public ClusterBackend, private slurm::AgentServerList
   bool known_job(const std::string& job_id) override;
   void agent_registered(const slurm::AgentRegistration& r) override;
   void agent_heartbeat(const std::string& job_id, const std::vector<slurm::DeviceUsage>& devices) override;
-  void replica_started(const std::string& job_id, const std::string& replica, bool ok,
-                       const std::string& error) override;
+  void replica_started(const std::string& job_id, const slurm::ReplicaStarted& r) override;
   void call_result(const std::string& job_id, std::uint64_t call_id, const Json& result) override;
   void agent_gone(const std::string& job_id, const std::string& reason) override;
   void refused(const std::string& peer, const std::string& reason) override;

@@ -181,6 +181,17 @@ class MultiNode : public LiveRunFixture {
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
   }
+  // A copy of `scenario` in the work folder whose only action is a shutdown
+  // at `at` (horizon `horizon`): time for what a test does mid-run.
+  std::string shutdown_at(const std::string& scenario, const std::string& at, const std::string& horizon,
+                          const std::string& name) {
+    Json sc = Json::parse(slurp(kScenarios + scenario));
+    sc["actions"] = Json::array({Json{{"at", at}, {"do", "shutdown"}}});
+    sc["horizon"] = horizon;
+    const std::string file = work_ + "/" + name;
+    std::ofstream(file) << sc.dump(2);
+    return file;
+  }
   std::string head_addr_;
 };
 

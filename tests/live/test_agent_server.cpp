@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,9 +67,11 @@ class Recorder : public AgentServerListener {
   void agent_heartbeat(const std::string& job, const std::vector<DeviceUsage>& d) override {
     heartbeats.emplace_back(job, d);
   }
-  void replica_started(const std::string& job, const std::string& replica, bool ok, const std::string& error) override {
-    started.emplace_back(job, replica, ok, error);
+  void replica_started(const std::string& job, const ReplicaStarted& r) override {
+    started.emplace_back(job, r.replica, r.ok, r.error);
+    memory.push_back(r.memory);
   }
+  std::vector<std::string> memory;  // per start, what the replica holds
   void call_result(const std::string&, std::uint64_t id, const Json& result) override {
     results.emplace_back(id, result);
   }
@@ -84,8 +88,7 @@ class AgentServerTest : public ::testing::Test {
     secret_file_ = write(dir_ + "/secret", secret_ + "\n", 0600);
     std::filesystem::create_directory(dir_ + "/bin");
     set_smi(kA100Smi);
-    AgentServerConfig cfg;
-    cfg.secret = secret_;
+    AgentServerConfig cfg = base_config();
     cfg.auth_timeout = 2000ms;
     cfg.heartbeat_timeout = 3000ms;
     make_server(cfg);
@@ -100,6 +103,13 @@ class AgentServerTest : public ::testing::Test {
     server_.reset();
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
+  }
+
+  AgentServerConfig base_config() const {
+    AgentServerConfig cfg;
+    cfg.secret = secret_;
+    cfg.run_id = "run-1";
+    return cfg;
   }
 
   void make_server(AgentServerConfig cfg) {
@@ -222,34 +232,76 @@ class AgentServerTest : public ::testing::Test {
     });
   }
 
-  // A raw client: reads the challenge, the test writes what it wants.
+  // A raw client: reads the challenge, the test writes what it wants; once
+  // it proved the secret and read the welcome, it can seal its lines.
   struct Raw {
     tcp::socket socket;
     std::string nonce;
+    HandshakeIds ids;
+    std::optional<MessageSeal> seal;
   };
-  Raw raw_connect() {
-    Raw r{tcp::socket(io_), ""};
-    r.socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), server_->port()));
+  // One line from `socket` (without '\n'), pumping the loop; nullopt when the
+  // peer closed first or nothing came in time.
+  std::optional<std::string> read_line(tcp::socket& socket, std::chrono::milliseconds within = 5000ms) {
     std::string got;
+    bool closed = false, done = false;
     pump([&] {
       boost::system::error_code ec;
-      while (r.socket.available(ec) > 0 && !ec) {
+      while (!done && !closed) {
+        const std::size_t ready = socket.available(ec);
+        if (ec) { closed = true; break; }
+        if (ready == 0) {
+          // available() cannot tell EOF from no data: peek without blocking.
+          char c;
+          const ssize_t n = ::recv(socket.native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+          if (n == 0) closed = true;
+          break;
+        }
         char c;
-        asio::read(r.socket, asio::buffer(&c, 1));
-        if (c == '\n') return true;
-        got.push_back(c);
+        asio::read(socket, asio::buffer(&c, 1));
+        if (c == '\n') done = true; else got.push_back(c);
       }
-      return false;
-    });
-    auto ch = parse_challenge(parse_line(got).value);
-    EXPECT_TRUE(ch) << got;
+      return done || closed;
+    }, within);
+    if (!done) return std::nullopt;
+    return got;
+  }
+  Raw raw_connect() {
+    Raw r{tcp::socket(io_), "", {}, std::nullopt};
+    r.socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), server_->port()));
+    auto line = read_line(r.socket);
+    EXPECT_TRUE(line.has_value()) << "no challenge";
+    auto ch = parse_challenge(parse_line(line.value_or("")).value);
+    EXPECT_TRUE(ch) << line.value_or("");
     r.nonce = ch.value.nonce;
     return r;
   }
   void raw_send(Raw& r, const std::string& bytes) { asio::write(r.socket, asio::buffer(bytes)); }
 
-  std::string hello_line(const Raw& r, const std::string& job, const std::string& secret) {
-    return encode_line(to_message(Hello{job, "run-1", handshake_hmac(secret, r.nonce, job)}));
+  std::string hello_line(Raw& r, const std::string& job, const std::string& secret,
+                         const std::string& run = "run-1") {
+    r.ids = HandshakeIds{r.nonce, make_nonce(), job, run};
+    return encode_line(to_message(Hello{job, run, r.ids.agent_nonce, agent_proof(secret, r.ids)}));
+  }
+  // After a hello with the right secret: reads the welcome, checks the
+  // head's proof, and seals from then on.
+  void accept_welcome(Raw& r) {
+    auto line = read_line(r.socket);
+    ASSERT_TRUE(line.has_value()) << "no welcome";
+    auto w = parse_welcome(parse_line(*line).value);
+    ASSERT_TRUE(w) << *line;
+    EXPECT_TRUE(proof_matches(head_proof(secret_, r.ids), w.value.hmac)) << "the head proves the secret";
+    r.seal.emplace(session_key(secret_, r.ids), Sender::Agent);
+  }
+  void raw_send_sealed(Raw& r, const Json& m) { raw_send(r, encode_line(r.seal->seal(m))); }
+  // The whole handshake and a registration, as a well-behaved agent would.
+  void register_raw(Raw& r, const std::string& job) {
+    raw_send(r, hello_line(r, job, secret_));
+    ASSERT_NO_FATAL_FAILURE(accept_welcome(r));
+    AgentRegistration reg;
+    reg.job_id = job;
+    raw_send_sealed(r, to_message(reg));
+    ASSERT_TRUE(registered(job));
   }
 
   const std::string secret_ = "per-run-secret-0123456789abcdef";
@@ -323,11 +375,18 @@ TEST_F(AgentServerTest, ReplicasStartAndAnswerCallsWithoutMakingUpNumbers) {
     EXPECT_EQ(job, "1000");
     EXPECT_TRUE(ok) << replica << ": " << error;
   }
+  // Each says what it holds: host memory for the one without a device, and
+  // for the probe too unless a GPU is really there.
+  for (std::size_t i = 0; i < 2; ++i) {
+    if (std::get<1>(rec_.started[i]) == "echo#1") EXPECT_EQ(rec_.memory[i], "host");
+    else EXPECT_TRUE(rec_.memory[i] == "host" || rec_.memory[i] == "device") << rec_.memory[i];
+  }
   // A name already in use is refused by the agent.
   ASSERT_TRUE(server_->start_replica("1000", ReplicaLaunch{"echo", "echo#1", 16, -1, "plain"}));
   ASSERT_TRUE(pump([&] { return rec_.started.size() >= 3; }));
   EXPECT_FALSE(std::get<2>(rec_.started[2]));
   EXPECT_NE(std::get<3>(rec_.started[2]).find("already exists"), std::string::npos);
+  EXPECT_EQ(rec_.memory[2], "") << "a replica that did not start holds nothing";
 
   ASSERT_TRUE(server_->call("1000", "probe#1", 7, Json{{"n", 256}, {"iterations", 1}}));
   ASSERT_TRUE(server_->call("1000", "echo#1", 8, Json{{"x", 1}}));
@@ -400,8 +459,7 @@ TEST_F(AgentServerTest, KilledAgentIsGoneAndItsReplicasLeave) {
 }
 
 TEST_F(AgentServerTest, SilentAgentTimesOut) {
-  AgentServerConfig cfg;
-  cfg.secret = secret_;
+  AgentServerConfig cfg = base_config();
   cfg.heartbeat_timeout = 600ms;
   make_server(cfg);
   pid_t pid = spawn_agent("1000");
@@ -417,8 +475,7 @@ TEST_F(AgentServerTest, SilentAgentTimesOut) {
 // An agent with a 1 s --head-timeout registered with a head that pings
 // every `ping` (0: never).
 #define START_AGENT_PINGED_EVERY(ping)                                \
-  AgentServerConfig cfg;                                              \
-  cfg.secret = secret_;                                               \
+  AgentServerConfig cfg = base_config();                         \
   cfg.ping_interval = ping;                                           \
   make_server(cfg);                                                   \
   pid_t pid = spawn_agent("1000", "fixed", {"--head-timeout", "1"}); \
@@ -500,9 +557,13 @@ TEST_F(AgentServerTest, BadConnectionsAreRefusedAndTheServerServesTheNextAgent) 
     raw_send(r, hello_line(r, "4242", secret_));
     ASSERT_TRUE(refused_with("unknown job 4242", 0));
   }
+  {  // an agent of another run, told so before its proof is looked at
+    auto r = raw_connect();
+    raw_send(r, hello_line(r, "1000", "another-runs-secret-0123", "run-0"));
+    ASSERT_TRUE(refused_with("agent of run run-0, not of this run (run-1)", 0));
+  }
   {  // no hello in time
-    AgentServerConfig cfg;
-    cfg.secret = secret_;
+    AgentServerConfig cfg = base_config();
     cfg.auth_timeout = 300ms;
     make_server(cfg);
     auto r = raw_connect();
@@ -521,21 +582,238 @@ TEST_F(AgentServerTest, BadConnectionsAreRefusedAndTheServerServesTheNextAgent) 
   // And a good agent still registers afterwards.
   spawn_agent("1002");
   ASSERT_TRUE(registered("1002")) << agent_log(1);
-  EXPECT_EQ(rec_.refusals.size(), 6u);
+  EXPECT_EQ(rec_.refusals.size(), 7u);
 }
 
 TEST_F(AgentServerTest, RegisteredAgentSendingGarbageIsGone) {
   auto r = raw_connect();
-  raw_send(r, hello_line(r, "1000", secret_));
-  AgentRegistration reg;
-  reg.job_id = "1000";
-  raw_send(r, encode_line(to_message(reg)));
-  ASSERT_TRUE(registered("1000"));
-  raw_send(r, "{\"type\":\"heartbeat\",\"devices\":\"many\"}\n");
+  ASSERT_NO_FATAL_FAILURE(register_raw(r, "1000"));
+  // Sealed, so it is the agent's: a malformed message from it ends it.
+  raw_send_sealed(r, Json{{"type", "heartbeat"}, {"devices", "many"}});
   ASSERT_TRUE(pump([&] { return !rec_.gone.empty(); }));
   EXPECT_EQ(rec_.gone[0].reason,
             "protocol error: malformed message: field 'devices' of heartbeat: expected an array");
   EXPECT_EQ(rec_.refusals.size(), 1u);
+}
+
+// ---- the channel: an impostor head, injected lines, caps ---------------------
+
+// A stand-in head on its own port: sends a challenge, reads the agent's
+// hello, then answers what the test says.
+struct FakeHead {
+  explicit FakeHead(asio::io_context& io) : acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {}
+  unsigned short port() const { return acceptor.local_endpoint().port(); }
+  tcp::acceptor acceptor;
+};
+
+TEST_F(AgentServerTest, AnImpostorHeadIsRefusedAndWhatItGetsIsNoUseAtTheRealHead) {
+  make_server(base_config());  // 5 s to finish a handshake: the relayed one below waits on the agent
+  FakeHead fake(io_);
+  pid_t pid = spawn({VRAMSIM_AGENT_BINARY, "--head", "127.0.0.1:" + std::to_string(fake.port()), "--secret-file",
+                     secret_file_, "--run-id", "run-1", "--job-id", "1000", "--detect", "nvidia-smi",
+                     "--heartbeat", "0.2"});
+  tcp::socket s(io_);
+  bool accepted = false;
+  fake.acceptor.async_accept(s, [&](const boost::system::error_code& ec) { accepted = !ec; });
+  ASSERT_TRUE(pump([&] { return accepted; }));
+  // The impostor relays the real head's challenge, as a man in the middle
+  // would, hoping the agent signs something the real head takes.
+  auto real = raw_connect();
+  asio::write(s, asio::buffer(encode_line(to_message(Challenge{real.nonce}))));
+  auto hello_text = read_line(s);
+  ASSERT_TRUE(hello_text) << agent_log(0);
+  auto hello = parse_hello(parse_line(*hello_text).value);
+  ASSERT_TRUE(hello) << *hello_text;
+  // It cannot prove the secret back: a welcome with the agent's own proof
+  // in it, then a drain.
+  asio::write(s, asio::buffer(encode_line(to_message(Welcome{"1000", hello.value.hmac})) +
+                              encode_line(drain_message())));
+  EXPECT_EQ(wait_exit(pid), std::optional<int>(1)) << agent_log(0);
+  const std::string log = agent_log(0);
+  EXPECT_NE(log.find("did not prove the run's secret (wrong proof in its welcome); refusing it"), std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("drain"), std::string::npos) << "nothing after the failed proof is acted on: " << log;
+  // The agent sent no registration: after the hello, the line is closed.
+  auto after = read_line(s, 2000ms);
+  EXPECT_FALSE(after.has_value()) << *after;
+  // Relayed to the real head, the hello authenticates this connection only
+  // (the agent's nonce is bound in), and the impostor still holds no key:
+  // its unsealed register is refused.
+  raw_send(real, *hello_text + "\n");
+  AgentRegistration reg;
+  reg.job_id = "1000";
+  const auto before = rec_.refusals.size();
+  raw_send(real, encode_line(to_message(reg)));
+  ASSERT_TRUE(refused_with("refused message: no MAC ('register')", before));
+  EXPECT_TRUE(rec_.registered.empty());
+}
+
+// A man in the middle between a real agent and the head: it forwards each
+// line, keeps what it saw, and writes lines of its own into either stream.
+struct LineProxy {
+  LineProxy(asio::io_context& io, unsigned short head_port)
+      : acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)), agent(io), head(io), head_port(head_port) {
+    acceptor.async_accept(agent, [this](const boost::system::error_code& ec) {
+      if (ec) return;
+      head.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), this->head_port));
+      pipe(head, agent, from_head, head_buf, to_agent_seen);
+      pipe(agent, head, from_agent, agent_buf, to_head_seen);
+    });
+  }
+  unsigned short port() const { return acceptor.local_endpoint().port(); }
+  void pipe(tcp::socket& from, tcp::socket& to, LineSplitter& split, std::array<char, 4096>& buf,
+            std::vector<std::string>& seen) {
+    from.async_read_some(asio::buffer(buf), [&, this](const boost::system::error_code& ec, std::size_t n) {
+      if (ec) {
+        boost::system::error_code ignored;
+        to.shutdown(tcp::socket::shutdown_send, ignored);
+        return;
+      }
+      split.feed(std::string_view(buf.data(), n));
+      while (auto line = split.next_line()) {
+        seen.push_back(*line);
+        boost::system::error_code ignored;
+        asio::write(to, asio::buffer(*line + "\n"), ignored);
+      }
+      pipe(from, to, split, buf, seen);
+    });
+  }
+  void inject_to_agent(const std::string& line) { asio::write(agent, asio::buffer(line + "\n")); }
+  void inject_to_head(const std::string& line) { asio::write(head, asio::buffer(line + "\n")); }
+
+  tcp::acceptor acceptor;
+  tcp::socket agent, head;
+  unsigned short head_port;
+  LineSplitter from_head{1 << 20}, from_agent{1 << 20};
+  std::array<char, 4096> head_buf{}, agent_buf{};
+  std::vector<std::string> to_agent_seen, to_head_seen;
+};
+
+TEST_F(AgentServerTest, LinesInjectedOnThePathAreRefusedBothWaysAndTheRunGoesOn) {
+  LineProxy proxy(io_, server_->port());
+  pid_t pid = spawn({VRAMSIM_AGENT_BINARY, "--head", "127.0.0.1:" + std::to_string(proxy.port()), "--secret-file",
+                     secret_file_, "--run-id", "run-1", "--job-id", "1000", "--detect", "nvidia-smi",
+                     "--num-gpus", "1", "--heartbeat", "0.2"});
+  ASSERT_TRUE(registered("1000")) << agent_log(0);
+  ASSERT_TRUE(pump([&] { return proxy.to_agent_seen.size() >= 3; }));  // challenge, welcome, registered
+  const std::string registered_line = proxy.to_agent_seen[2];
+  ASSERT_NE(registered_line.find("\"registered\""), std::string::npos) << registered_line;
+  const std::string name = unique_replica_name();
+
+  // Into the head -> agent stream: a bare drain, a replay of the sealed
+  // "registered", and a start_replica under that line's seq and MAC.
+  proxy.inject_to_agent(drain_message().dump());
+  proxy.inject_to_agent(registered_line);
+  Json forged = parse_line(registered_line).value;
+  forged.erase("job_id");
+  const Json launch = to_message(ReplicaLaunch{"echo", name, 16, -1, "plain"});
+  for (auto& [k, v] : launch.items()) forged[k] = v;
+  proxy.inject_to_agent(forged.dump());
+  // Into the agent -> head stream: a bare goodbye and a replay of the
+  // agent's first sealed line (its register).
+  const auto before = rec_.refusals.size();
+  proxy.inject_to_head(to_message(Goodbye{"drain"}).dump());
+  ASSERT_GE(proxy.to_head_seen.size(), 2u);
+  proxy.inject_to_head(proxy.to_head_seen[1]);
+  ASSERT_TRUE(pump([&] { return rec_.refusals.size() >= before + 2; })) << agent_log(0);
+  EXPECT_EQ(rec_.refusals[before], "refused message: no MAC ('goodbye') (job 1000)");
+  EXPECT_EQ(rec_.refusals[before + 1].rfind("refused message: replayed or out of order: seq 0, expected", 0), 0u)
+      << rec_.refusals[before + 1];
+  ASSERT_TRUE(pump([&] {
+    const std::string log = agent_log(0);
+    return log.find("wrong MAC ('start_replica')") != std::string::npos;
+  })) << agent_log(0);
+  const std::string log = agent_log(0);
+  EXPECT_NE(log.find("refused a message from the head at 127.0.0.1:" + std::to_string(proxy.port()) +
+                     ": no MAC ('drain')"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("replayed or out of order: seq 0, expected"), std::string::npos) << log;
+  EXPECT_EQ(replica_processes(name), 0) << "the forged start_replica started nothing";
+  EXPECT_TRUE(rec_.gone.empty()) << "the agent is still there: " << rec_.gone[0].reason;
+  EXPECT_EQ(::kill(pid, 0), 0);
+  // The real messages still pass: the head's own start and drain.
+  ASSERT_TRUE(server_->start_replica("1000", ReplicaLaunch{"echo", name, 16, -1, "plain"}));
+  ASSERT_TRUE(pump([&] { return !rec_.started.empty(); })) << agent_log(0);
+  EXPECT_TRUE(std::get<2>(rec_.started[0])) << std::get<3>(rec_.started[0]);
+  ASSERT_TRUE(server_->drain("1000"));
+  EXPECT_EQ(wait_exit(pid), std::optional<int>(0)) << agent_log(0);
+  ASSERT_TRUE(pump([&] { return !rec_.gone.empty(); }));
+  EXPECT_EQ(rec_.gone[0].reason, "drained");
+}
+
+TEST_F(AgentServerTest, ManyRefusedLinesEndTheConnection) {
+  auto r = raw_connect();
+  ASSERT_NO_FATAL_FAILURE(register_raw(r, "1000"));
+  for (int i = 0; i < kMaxRefusedMessages; ++i) raw_send(r, encode_line(ping_message()));
+  ASSERT_TRUE(pump([&] { return !rec_.gone.empty(); }));
+  EXPECT_EQ(rec_.gone[0].reason, "protocol error: refused message: no MAC ('ping'); " +
+                                     std::to_string(kMaxRefusedMessages) + " refused, closing");
+}
+
+TEST_F(AgentServerTest, UnauthenticatedConnectionsAreCapped) {
+  AgentServerConfig cfg = base_config();
+  cfg.max_unauthenticated = 2;
+  make_server(cfg);
+  auto a = raw_connect();
+  auto b = raw_connect();
+  {
+    tcp::socket c(io_);
+    c.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), server_->port()));
+    EXPECT_FALSE(read_line(c, 3000ms).has_value()) << "a third is closed without a challenge";
+  }
+  ASSERT_TRUE(refused_with("over 2 unauthenticated connections (1 refused so far)", 0));
+  // A registered agent no longer counts, and a closed connection frees its
+  // place.
+  ASSERT_NO_FATAL_FAILURE(register_raw(a, "1000"));
+  auto c = raw_connect();
+  EXPECT_FALSE(c.nonce.empty());
+  const auto before = rec_.refusals.size();
+  b.socket.close();
+  ASSERT_TRUE(refused_with("connection closed before registration", before));
+  spawn_agent("1001");
+  ASSERT_TRUE(registered("1001")) << agent_log(0);
+}
+
+TEST_F(AgentServerTest, AcceptErrorsBackOff) {
+  // Out of descriptors: the listener's accept fails (EMFILE) while a client
+  // waits in the backlog. Without a wait between tries it would fail
+  // thousands of times a second.
+  // One refusal first: UBSan checks the listener's type on its first call,
+  // with a pipe, which cannot be made once descriptors run out.
+  {
+    auto r = raw_connect();
+    raw_send(r, "{not json\n");
+    ASSERT_TRUE(refused_with("malformed message", 0));
+  }
+  const auto warm = rec_.refusals.size();
+  tcp::socket client(io_);
+  client.open(tcp::v4());
+  rlimit old{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &old), 0);
+  const int lowest_free = ::dup(0);
+  ASSERT_GE(lowest_free, 0);
+  ::close(lowest_free);
+  client.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), server_->port()));
+  // The next descriptor accept would take is now at or above the limit.
+  rlimit low = old;
+  low.rlim_cur = static_cast<rlim_t>(client.native_handle() + 1);
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  const auto until = std::chrono::steady_clock::now() + 700ms;
+  pump([&] { return std::chrono::steady_clock::now() > until; });
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &old), 0);
+  std::size_t failures = 0;
+  for (std::size_t i = warm; i < rec_.refusals.size(); ++i)
+    if (rec_.refusals[i].rfind("accept failed: ", 0) == 0) ++failures;
+  // 10, 20, 40, ... ms: about six in 700 ms.
+  EXPECT_GE(failures, 2u);
+  EXPECT_LE(failures, 12u);
+  ASSERT_GT(rec_.refusals.size(), warm);
+  EXPECT_NE(rec_.refusals[warm].find("; next accept in 10 ms"), std::string::npos) << rec_.refusals[warm];
+  // With descriptors again, the waiting client is served.
+  auto line = read_line(client, 5000ms);
+  ASSERT_TRUE(line.has_value());
+  EXPECT_TRUE(parse_challenge(parse_line(*line).value));
 }
 
 TEST_F(AgentServerTest, AgentArgumentsAreChecked) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
 #include <map>
 #include <set>
 
@@ -166,6 +167,90 @@ TEST_F(MultiNode, AJobSlurmHoldsBackShowsWhyInStatusAndExplain) {
   EXPECT_NE(sentences.find("SLURM holds it back (job "), std::string::npos) << sentences;
   EXPECT_NE(sentences.find(" PENDING: Partition"), std::string::npos) << sentences;
   EXPECT_TRUE(queued(run_id).empty());
+}
+
+// Replica processes whose parent is `agent` (read from /proc).
+std::vector<int> replicas_of(int agent) {
+  std::vector<int> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = slurp(entry.path().string() + "/cmdline");
+    for (char& c : cmdline)
+      if (c == '\0') c = ' ';
+    if (cmdline.find(" replica --name ") == std::string::npos) continue;
+    std::istringstream status(slurp(entry.path().string() + "/status"));
+    std::string line;
+    while (std::getline(status, line))
+      if (line.rfind("PPid:", 0) == 0 && std::stoi(line.substr(5)) == agent) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+// Alive and not a zombie waiting for its new parent to reap it.
+bool running(int pid) {
+  const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  const auto close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+}
+
+// 6. An agent killed with SIGKILL on its node takes its replica with it (the
+// parent-death signal); the head then killed with SIGKILL, and `vramsim live
+// --cleanup`: nothing of the run is left in squeue, and no replica process
+// on any node.
+TEST_F(MultiNode, KilledAgentAndKilledHeadLeaveNoJobAndNoReplica) {
+  const std::string run_id = "mn9-" + std::to_string(getpid());
+  // agent-lost-live with time for a second worker: shutdown at 1200 s (60 s
+  // of wall time), which the head never reaches here.
+  auto a = args("agent-lost-live.json", run_id);
+  a[2] = shutdown_at("agent-lost-live.json", "1200s", "1h", "killed.json");
+  const auto head = spawn(a, "head");
+  const std::string trace = work_ + "/" + run_id + "/trace.jsonl";
+  ASSERT_TRUE(wait_for(trace, [](const std::string& t) { return t.find("\"to\":\"RUNNING\"") != std::string::npos; },
+                       90s))
+      << slurp(head.err);
+  const int agent = of(read_trace(trace), "node_advertised").at(0)["agent_pid"].get<int>();
+  const auto first = replicas_of(agent);
+  ASSERT_FALSE(first.empty()) << "the running app's replica under agent " << agent;
+  ASSERT_EQ(::kill(agent, SIGKILL), 0);
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    gone = std::none_of(first.begin(), first.end(), running);
+    if (!gone) std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_TRUE(gone) << "a replica of the killed agent is still running";
+  // The head loses the node and starts a new worker; once its replica runs,
+  // the head goes too.
+  ASSERT_TRUE(wait_for(trace, [](const std::string& t) {
+    std::size_t n = 0;
+    for (auto at = t.find("\"node_advertised\""); at != std::string::npos; at = t.find("\"node_advertised\"", at + 1)) ++n;
+    return n >= 2;
+  }, 120s)) << slurp(head.err);
+  const int second_agent = of(read_trace(trace), "node_advertised").at(1)["agent_pid"].get<int>();
+  std::vector<int> second;
+  for (int i = 0; i < 200 && second.empty(); ++i) {
+    second = replicas_of(second_agent);
+    if (second.empty()) std::this_thread::sleep_for(100ms);
+  }
+  ::kill(head.pid, SIGKILL);
+  wait(head, 10s);
+  EXPECT_EQ(run({VRAMSIM_BINARY, "live", "--cleanup", run_id, "--journal", work_ + "/" + run_id + "/journal"},
+                "cleanup", 60s),
+            0)
+      << slurp(work_ + "/cleanup.out") << slurp(work_ + "/cleanup.err");
+  std::vector<std::string> left = queued(run_id);
+  for (int i = 0; i < 100 && !left.empty(); ++i) {
+    std::this_thread::sleep_for(200ms);
+    left = queued(run_id);
+  }
+  EXPECT_TRUE(left.empty()) << "job " << left.front() << " is still in squeue";
+  bool none = false;
+  for (int i = 0; i < 100 && !none; ++i) {
+    none = std::none_of(second.begin(), second.end(), running) && replicas_of(second_agent).empty();
+    if (!none) std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_TRUE(none) << "a replica of the second agent outlived its head and the cleanup";
 }
 
 }  // namespace

@@ -71,17 +71,79 @@ TEST(Hmac, MatchesRfc4231TestCase1) {
             "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
 }
 
-TEST(Hmac, HandshakeProofAcceptsTheRightSecretOnly) {
+HandshakeIds some_ids() { return {make_nonce(), make_nonce(), "1000", "run-1"}; }
+
+TEST(Handshake, EachProofAcceptsTheRightSecretAndIdsOnly) {
   const std::string secret = "0123456789abcdef0123";
-  const std::string nonce = make_nonce();
-  const std::string proof = handshake_hmac(secret, nonce, "1000");
-  EXPECT_EQ(proof, hmac_sha256_hex(secret, nonce + "1000"));
-  EXPECT_TRUE(handshake_hmac_matches(secret, nonce, "1000", proof));
-  EXPECT_FALSE(handshake_hmac_matches("another-secret-of-20", nonce, "1000", proof));
-  EXPECT_FALSE(handshake_hmac_matches(secret, nonce, "1001", proof));  // bound to the job
-  EXPECT_FALSE(handshake_hmac_matches(secret, make_nonce(), "1000", proof));  // and to the nonce
-  EXPECT_FALSE(handshake_hmac_matches(secret, nonce, "1000", proof.substr(2)));
-  EXPECT_FALSE(handshake_hmac_matches(secret, nonce, "1000", std::string(64, 'z')));
+  const HandshakeIds ids = some_ids();
+  const std::string proof = agent_proof(secret, ids);
+  EXPECT_EQ(proof, hmac_sha256_hex(secret, "vramsim-live-1 agent hello\n" + ids.head_nonce + "\n" +
+                                               ids.agent_nonce + "\n1000\nrun-1"));
+  EXPECT_TRUE(proof_matches(agent_proof(secret, ids), proof));
+  EXPECT_FALSE(proof_matches(agent_proof("another-secret-of-20", ids), proof));
+  for (auto change : {&HandshakeIds::head_nonce, &HandshakeIds::agent_nonce, &HandshakeIds::job_id,
+                      &HandshakeIds::run_id}) {
+    HandshakeIds other = ids;
+    other.*change += "0";
+    EXPECT_FALSE(proof_matches(agent_proof(secret, other), proof)) << "each id is bound";
+  }
+  EXPECT_FALSE(proof_matches(agent_proof(secret, ids), proof.substr(2)));
+  EXPECT_FALSE(proof_matches(agent_proof(secret, ids), std::string(64, 'z')));
+}
+
+TEST(Handshake, NoProofOrKeyServesAsAnother) {
+  // An impostor head that collects an agent's proof holds no head proof and
+  // no session key: each is its own label over the same ids.
+  const std::string secret = "0123456789abcdef0123";
+  const HandshakeIds ids = some_ids();
+  const std::string a = agent_proof(secret, ids), h = head_proof(secret, ids), k = to_hex(session_key(secret, ids));
+  EXPECT_NE(a, h);
+  EXPECT_NE(a, k);
+  EXPECT_NE(h, k);
+  EXPECT_FALSE(proof_matches(h, a));
+}
+
+TEST(MessageSeal, EachSideOpensWhatTheOtherSealedInOrder) {
+  const std::string key = session_key("0123456789abcdef0123", some_ids());
+  MessageSeal head(key, Sender::Head), agent(key, Sender::Agent);
+  for (int i = 0; i < 3; ++i) {
+    Json m = head.seal(drain_message());
+    EXPECT_EQ(m["seq"], i);
+    // Through the wire and back, as the receiver sees it.
+    Json got = parse_line(encode_line(m).substr(0, encode_line(m).size() - 1)).value;
+    EXPECT_EQ(agent.open(got), "");
+    EXPECT_EQ(got, drain_message()) << "seq and mac are stripped";
+  }
+  Heartbeat hb;
+  hb.devices = {{0, 1234}};
+  Json up = agent.seal(to_message(hb));
+  EXPECT_EQ(head.open(up), "");
+  EXPECT_EQ(head.next_to_receive(), 1u);
+}
+
+TEST(MessageSeal, RefusesUnsealedForgedReplayedAndReflectedLines) {
+  const std::string key = session_key("0123456789abcdef0123", some_ids());
+  MessageSeal head(key, Sender::Head), agent(key, Sender::Agent);
+  Json plain = drain_message();
+  EXPECT_EQ(agent.open(plain), "no MAC");
+  Json first = head.seal(to_message(StopReplica{"a#0"}));
+  Json forged = first;
+  forged["replica"] = "b#0";  // the body changed, the MAC kept
+  EXPECT_EQ(agent.open(forged), "wrong MAC");
+  Json other_key = MessageSeal(session_key("another-secret-of-20", some_ids()), Sender::Head).seal(drain_message());
+  EXPECT_EQ(agent.open(other_key), "wrong MAC");
+  Json kept = first;
+  EXPECT_EQ(agent.open(first), "");
+  EXPECT_EQ(agent.open(kept), "replayed or out of order: seq 0, expected 1");
+  // The agent's own sealed line sent back to it is the wrong direction.
+  Json mine = agent.seal(drain_message());
+  EXPECT_EQ(agent.open(mine), "wrong MAC");
+  // Refused lines do not move the sequence: the head's next line still opens.
+  Json next = head.seal(drain_message());
+  EXPECT_EQ(agent.open(next), "");
+  Json bad_type = head.seal(drain_message());
+  bad_type["seq"] = "1";
+  EXPECT_EQ(agent.open(bad_type), "wrong MAC");
 }
 
 TEST(Nonce, IsFreshHex) {
@@ -151,12 +213,27 @@ TEST(Messages, HelloNamesTheBadField) {
   auto m = parse_line(R"({"type":"hello","job_id":"1000","run_id":"r1"})").value;
   auto h = parse_hello(m);
   EXPECT_FALSE(h);
-  EXPECT_EQ(h.error, "malformed message: field 'hmac' of hello: missing");
+  EXPECT_EQ(h.error, "malformed message: field 'nonce' of hello: missing");
+  m["nonce"] = "abc";
+  EXPECT_EQ(parse_hello(m).error, "malformed message: field 'nonce' of hello: expected 64 hex digits");
+  m["nonce"] = make_nonce();
+  EXPECT_EQ(parse_hello(m).error, "malformed message: field 'hmac' of hello: missing");
   m["hmac"] = std::string(64, 'a');
   m["job_id"] = "10 00";
   EXPECT_NE(parse_hello(m).error.find("field 'job_id' of hello: expected an id"), std::string::npos);
   m["job_id"] = "1000";
   EXPECT_TRUE(parse_hello(m));
+}
+
+TEST(Messages, WelcomeRoundTripsAndWantsAProof) {
+  Welcome w{"1000", std::string(64, 'b')};
+  auto back = parse_welcome(to_message(w));
+  ASSERT_TRUE(back) << back.error;
+  EXPECT_EQ(back.value.job_id, "1000");
+  EXPECT_EQ(back.value.hmac, w.hmac);
+  Json m = to_message(w);
+  m["hmac"] = "zz";
+  EXPECT_EQ(parse_welcome(m).error, "malformed message: field 'hmac' of welcome: expected 64 hex digits");
 }
 
 TEST(Messages, RegisterRoundTripsAndChecksNestedFields) {

@@ -4,7 +4,9 @@
 // replicas as child processes, all on one single-threaded io_context
 // (docs/live-protocol.md).
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 
@@ -25,6 +27,9 @@ struct AgentOptions {
   // held until the job's time limit. 0: never.
   double head_timeout_s = 30.0;
   std::string nvidia_smi = "nvidia-smi";
+  // CUDA_VISIBLE_DEVICES as a list (nullopt: unset): heartbeats key
+  // nvidia-smi's rows by the job's CUDA ordinals with it.
+  std::optional<std::vector<std::string>> visible_gpus;
   std::string self_exe;  // this binary, to start replicas
   std::size_t max_message_bytes = slurm::kDefaultMaxMessageBytes;
 };

@@ -4,10 +4,12 @@
 #include <sstream>
 
 #include "backends/cuda/gpu_detector.hpp"
+#include "tools/agent/job_allocation.hpp"
 
 namespace vramsim::agent {
 
-GpuDetection detect_gpus(const std::string& mode, const std::string& nvidia_smi, int allocated_gpus) {
+GpuDetection detect_gpus(const std::string& mode, const std::string& nvidia_smi, int allocated_gpus,
+                         const std::optional<std::vector<std::string>>& visible) {
   GpuDetection d;
   std::optional<gpu::Expected<gpu::GpuInventory>> result;
   std::string cuda_error;
@@ -29,8 +31,15 @@ GpuDetection detect_gpus(const std::string& mode, const std::string& nvidia_smi,
   if (*result) {
     const auto& inv = result->value();
     d.source = inv.source;
-    for (const auto& g : inv.devices) {
-      d.devices.push_back({g.index, g.name, g.total_mb});
+    std::vector<gpu::GpuInfo> mine = inv.devices;
+    if (inv.source != "cuda-runtime") {
+      if (auto positions = job_device_positions(inv.devices.size(), visible)) {
+        mine.clear();
+        for (int p : *positions) mine.push_back(inv.devices[static_cast<std::size_t>(p)]);
+      }
+    }
+    for (const auto& g : mine) {
+      d.devices.push_back({static_cast<int>(d.devices.size()), g.name, g.total_mb});
       facts.memory_total_mb.push_back(g.total_mb);
       if (g.mig_enabled.value_or(false)) facts.mig_enabled = true;
     }
@@ -68,8 +77,9 @@ std::vector<slurm::DeviceUsage> parse_memory_used(const std::string& csv) {
   return out;
 }
 
-MemoryUsage::MemoryUsage(boost::asio::io_context& io, std::string nvidia_smi)
-    : nvidia_smi_(std::move(nvidia_smi)), runner_(std::make_unique<slurm::ProcessRunner>(io)) {}
+MemoryUsage::MemoryUsage(boost::asio::io_context& io, std::string nvidia_smi,
+                         std::optional<std::vector<std::string>> visible)
+    : nvidia_smi_(std::move(nvidia_smi)), visible_(std::move(visible)), runner_(std::make_unique<slurm::ProcessRunner>(io)) {}
 
 void MemoryUsage::query(std::chrono::milliseconds timeout, std::function<void()> done) {
   if (!runner_) return;
@@ -83,7 +93,7 @@ void MemoryUsage::query(std::chrono::milliseconds timeout, std::function<void()>
     if (alive.expired() || !runner_) return;
     querying_ = false;
     // No nvidia-smi, a failing or hung one: no driver-observed figures.
-    last_ = r.ok() ? parse_memory_used(r.out) : std::vector<slurm::DeviceUsage>{};
+    last_ = r.ok() ? usage_by_ordinal(parse_memory_used(r.out), visible_) : std::vector<slurm::DeviceUsage>{};
     done();
   });
 }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,11 @@ struct GpuDetection {
 
 // mode: "auto" (CUDA runtime when built in, nvidia-smi when it finds no
 // device), "cuda" or "nvidia-smi". allocated_gpus < 0: the detected count.
-GpuDetection detect_gpus(const std::string& mode, const std::string& nvidia_smi, int allocated_gpus);
+// `visible` (CUDA_VISIBLE_DEVICES as a list): nvidia-smi lists every GPU of
+// the node, so its rows are narrowed to the job's, in CUDA order; the CUDA
+// runtime sees only those already. Devices are indexed by CUDA ordinal.
+GpuDetection detect_gpus(const std::string& mode, const std::string& nvidia_smi, int allocated_gpus,
+                         const std::optional<std::vector<std::string>>& visible);
 
 // Parses "index, memory.used" lines (MiB) of nvidia-smi's
 // --query-gpu=index,memory.used --format=csv,noheader,nounits; lines that do
@@ -39,7 +44,8 @@ inline constexpr const char* kMemoryUsedFormat = "--format=csv,noheader,nounits"
 // a heartbeat then carries none rather than stale ones.
 class MemoryUsage {
  public:
-  MemoryUsage(boost::asio::io_context& io, std::string nvidia_smi);
+  // Rows are re-keyed by the job's CUDA ordinals (usage_by_ordinal).
+  MemoryUsage(boost::asio::io_context& io, std::string nvidia_smi, std::optional<std::vector<std::string>> visible);
   bool querying() const { return querying_; }
   // Starts a query; `done` runs on the loop when it ended and last() is
   // updated (also when nvidia-smi is missing), unless stop() came first.
@@ -52,6 +58,7 @@ class MemoryUsage {
 
  private:
   std::string nvidia_smi_;
+  std::optional<std::vector<std::string>> visible_;
   std::unique_ptr<slurm::ProcessRunner> runner_;
   std::vector<slurm::DeviceUsage> last_;
   bool querying_ = false;

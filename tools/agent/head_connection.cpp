@@ -107,8 +107,8 @@ void HeadConnection::drop() {
   socket_.close(ignored);
 }
 
-void HeadConnection::leave(const std::string& reason, std::function<void()> then) {
-  send(slurm::to_message(slurm::Goodbye{reason}));
+void HeadConnection::leave(const Json& goodbye, std::function<void()> then) {
+  send(goodbye);
   writer_.on_idle(then);
   // A head that does not read must not keep the agent alive.
   final_timer_.expires_after(kFinalFlush);

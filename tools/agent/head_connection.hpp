@@ -1,8 +1,8 @@
 #pragma once
 // The agent's one TCP connection to the head: connecting (retried every
 // 0.5 s until the connect timeout), reading JSON Lines, writing them in
-// order, and a goodbye bounded in time (docs/live-protocol.md). It knows no
-// message but the goodbye; the agent reads the lines.
+// order, and a last line bounded in time (docs/live-protocol.md). It knows no
+// message; the agent reads, writes and seals the lines.
 #include <array>
 #include <chrono>
 #include <functional>
@@ -47,9 +47,10 @@ class HeadConnection {
   void stop();
   // Refused by the head: no more sends, socket closed.
   void drop();
-  // Sends the goodbye and runs `then` once it is written, or after 2 s when
-  // the head does not read (`then` may run twice: it guards itself).
-  void leave(const std::string& reason, std::function<void()> then);
+  // Sends `goodbye` (the agent's last line, sealed by the agent) and runs
+  // `then` once it is written, or after 2 s when the head does not read
+  // (`then` may run twice: it guards itself).
+  void leave(const Json& goodbye, std::function<void()> then);
   // Closes the socket and cancels the goodbye's bound.
   void close();
 

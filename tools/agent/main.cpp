@@ -22,6 +22,7 @@
 #include "tools/agent/agent.hpp"
 #include "tools/agent/device_memory.hpp"
 #include "tools/agent/gpu_facts.hpp"
+#include "tools/agent/job_allocation.hpp"
 #include "tools/agent/replica.hpp"
 
 namespace {
@@ -169,7 +170,13 @@ int main(int argc, char** argv) {
   o.self_exe = self_exe(argv[0]);
 
   // Detection and advertisement: the same models the simulation uses.
-  const auto detection = agent::detect_gpus(detect, nvidia_smi, num_gpus);
+  // The job's grant, as slurmd set it for the batch script.
+  const agent::JobAllocation allocation =
+      agent::read_job_allocation([](const char* name) { return std::getenv(name); }, num_cpus,
+                                 static_cast<int>(std::thread::hardware_concurrency()), physical_memory_bytes(),
+                                 agent::cgroup_memory_limit());
+  o.visible_gpus = allocation.visible_gpus;
+  const auto detection = agent::detect_gpus(detect, nvidia_smi, num_gpus, allocation.visible_gpus);
   agent::release_device_contexts();
   const auto policy = PolicyRegistry::instance().make<AdvertisementPolicy>(advertisement);
   const Advertisement ad = policy->advertise(job_id, detection.facts);
@@ -182,8 +189,15 @@ int main(int argc, char** argv) {
   reg.job_id = job_id;
   reg.hostname = host_name();
   reg.pid = static_cast<int>(::getpid());
-  reg.cpus = num_cpus >= 0 ? num_cpus : static_cast<int>(std::thread::hardware_concurrency());
-  reg.memory_bytes = physical_memory_bytes();
+  reg.cpus = allocation.cpus;
+  reg.memory_bytes = allocation.memory_bytes;
+  std::string gpus_from = "every device listed";
+  if (allocation.visible_gpus) {
+    gpus_from = "CUDA_VISIBLE_DEVICES=";
+    for (std::size_t i = 0; i < allocation.visible_gpus->size(); ++i)
+      gpus_from += (i ? "," : "") + (*allocation.visible_gpus)[i];
+  }
+  reg.allocation = Json{{"cpus", allocation.cpus_from}, {"memory", allocation.memory_from}, {"gpus", gpus_from}};
   ResourceSet res = ad.resources;
   res.set(kCPU, reg.cpus);
   res.set(kGPU, detection.facts.gpus);

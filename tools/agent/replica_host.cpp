@@ -92,7 +92,7 @@ void ReplicaHost::reap() {
 }
 
 void ReplicaHost::start(const slurm::ReplicaLaunch& l) {
-  auto refuse = [&](const std::string& why) { send_(slurm::to_message(slurm::ReplicaStarted{l.replica, false, why})); };
+  auto refuse = [&](const std::string& why) { send_(slurm::to_message(slurm::ReplicaStarted{l.replica, false, why, "", 0})); };
   if (replicas_.count(l.replica) != 0) return refuse("replica " + l.replica + " already exists on this agent");
   if (l.device >= static_cast<int>(o_.devices) && o_.devices != 0)
     return refuse("device " + std::to_string(l.device) + " does not exist on this node");
@@ -155,7 +155,9 @@ void ReplicaHost::on_line(Replica& r, const std::string& line) {
       if (m.value("memory", std::string()) == "host")
         std::cerr << "vramsim-agent: replica " << r.name << " holds host memory only: " << error << std::endl;
     }
-    send_(slurm::to_message(slurm::ReplicaStarted{r.name, ok, ok ? "" : error}));
+    const std::string memory = ok ? m.value("memory", std::string()) : std::string();
+    const std::int64_t bytes = ok && m.contains("bytes") && m["bytes"].is_number_integer() ? m["bytes"].get<std::int64_t>() : 0;
+    send_(slurm::to_message(slurm::ReplicaStarted{r.name, ok, ok ? "" : error, memory == "host" || memory == "device" ? memory : "", bytes}));
     if (!ok) stop(r);
   } else if (type == "result" && m.contains("call_id") && m["call_id"].is_number_unsigned()) {
     const auto id = m["call_id"].get<std::uint64_t>();
@@ -205,7 +207,7 @@ void ReplicaHost::exited(const std::shared_ptr<Replica>& r, int status) {
   const std::string how = describe_status(status);
   if (!stopping_) {
     if (!r->reported) {
-      send_(slurm::to_message(slurm::ReplicaStarted{r->name, false, "replica process " + how + " before it was ready"}));
+      send_(slurm::to_message(slurm::ReplicaStarted{r->name, false, "replica process " + how + " before it was ready", "", 0}));
     } else if (r->state != "stopping") {
       std::cerr << "vramsim-agent: replica " << r->name << " " << how << std::endl;
     }
