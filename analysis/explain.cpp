@@ -186,7 +186,9 @@ void sizing_notes(const Attempt& a, const RunFacts& f, std::vector<Cause>& out) 
   // The app's summed GPU demand as admission saw it (legacy truncates it).
   if (a.admission && a.request) {
     const double per = number(s["num_gpus"]);
-    const double replicas = number(a.request->fields.value("replicas", Json()), 1);
+    // The check sums one replica of the app's deployment class, whatever
+    // its replica count (AppBuilder._sum_resources).
+    const double replicas = 1;
     const double sum = per * replicas;
     const Json& req = (*a.admission)["requested"];
     const double seen = req.is_object() ? number(req.value("gpus", Json())) : 0;

@@ -122,9 +122,11 @@ void AppsManager::check_deploy(const std::string& id) {
     next_deploy();
     return;
   }
-  AppDemand demand{id, app.spec.cpus * app.spec.replicas,
-                   ctx_.policies.sizing->sum_num_gpus({{app.sizing.num_gpus, app.spec.replicas}}),
-                   static_cast<double>(app.spec.memory_bytes) * app.spec.replicas};
+  // AppBuilder._sum_resources: ONE replica of each deployment class (an app
+  // here is one class), whatever num_replicas says; the replicas are bound
+  // later. So the check admits what a single worker can host one replica of.
+  AppDemand demand{id, app.spec.cpus, ctx_.policies.sizing->sum_num_gpus({{app.sizing.num_gpus, 1}}),
+                   static_cast<double>(app.spec.memory_bytes)};
   const auto snap = admission_snapshot();
   const auto decision = ctx_.policies.admission->check(demand, snap);
   app.admitted = decision.admitted;

@@ -44,6 +44,7 @@ std::optional<WorkersMonitor::LostNode> WorkersMonitor::remove_node(const std::s
   const Node* n = cluster_.node_for_job(job_id);
   if (!n) return std::nullopt;
   LostNode lost{n->id, {}};
+  if (deletions_.count(lost.node)) stopping_left_at_[lost.node] = exec_.now();
   lost.demands = cluster_.remove_node(lost.node);
   trace_.record(exec_.now(), "node_lost", {{"node", lost.node}, {"job", job_id}, {"reason", reason}});
   return lost;
@@ -87,6 +88,7 @@ void WorkersMonitor::schedule_tick(Duration delay) {
 
 void WorkersMonitor::tick() {
   if (ctx_.exited) return;
+  last_status_ = exec_.now();  // monitor_cluster: the pass's cluster status
   sample_status();
 
   AutoscalerSnapshot s;
@@ -186,6 +188,7 @@ void WorkersMonitor::close_worker(const std::string& node_id, const std::string&
     exec_.after(cfg_.grace_period, [this, node_id, job_id, done] {
       if (ctx_.exited) return;
       deletions_.erase(node_id);
+      stopping_left_at_.erase(node_id);
       trace_.record(exec_.now(), "graceful_stop_failed",
                     {{"node", node_id}, {"job", job_id}, {"error", "stop command timed out"}});
       if (done) done();
@@ -200,18 +203,25 @@ void WorkersMonitor::wait_node_gone(const std::string& node_id, const std::strin
                                     std::function<void()> done) {
   exec_.after(cfg_.stop_poll, [this, node_id, job_id, deadline, done] {
     if (ctx_.exited) return;  // the process is gone, and the task with it
-    const Node* n = cluster_.node(node_id);
-    if (n && n->alive() && exec_.now() < deadline) {
+    if (listed_in_status(node_id) && exec_.now() < deadline) {
       wait_node_gone(node_id, job_id, deadline, done);
       return;
     }
     cancel_and_wait({job_id}, [this, node_id, job_id, done](std::vector<std::string> cancelled) {
       deletions_.erase(node_id);
+      stopping_left_at_.erase(node_id);
       trace_.record(exec_.now(), "graceful_stop_done",
                     {{"node", node_id}, {"job", job_id}, {"cancelled", !cancelled.empty()}});
       if (done) done();
     });
   });
+}
+
+bool WorkersMonitor::listed_in_status(const std::string& node_id) const {
+  const Node* n = cluster_.node(node_id);
+  if (!n || !last_status_ || n->registered_at > *last_status_) return false;
+  auto left = stopping_left_at_.find(node_id);
+  return left == stopping_left_at_.end() || left->second > *last_status_;
 }
 
 void WorkersMonitor::cancel_and_wait(std::vector<std::string> jobs,

@@ -4,7 +4,8 @@
 // into the status history and asks the autoscaler model to scale up (one
 // worker job at a time, `_check_scale_up`, polled until its node registers
 // or the job disappears) or down (idle workers stopped gracefully and their
-// jobs cancelled, `_close_worker`); nodes registering with the head and
+// jobs cancelled, `_close_worker`, which sees a node leave only in the
+// status the last pass took); nodes registering with the head and
 // leaving it; and the periodic device-memory sample.
 //
 // Cost: a pass reads only the workers whose usage changed since the last
@@ -59,6 +60,9 @@ class WorkersMonitor {
   void poll_creation(const std::string& job_id);
   void wait_node_gone(const std::string& node_id, const std::string& job_id, SimTime deadline,
                       std::function<void()> done);
+  // Whether the cluster status as the last monitor pass saw it lists the
+  // node (see last_status_).
+  bool listed_in_status(const std::string& node_id) const;
 
   ControlContext& ctx_;
   Executor& exec_;
@@ -76,6 +80,14 @@ class WorkersMonitor {
   std::optional<SimTime> last_scale_up_;
   std::optional<SimTime> last_scale_down_check_;  // none: never, as the epoch is for the real loop
   std::map<std::string, std::string> deletions_;  // node -> job being stopped
+  // The cluster status is a snapshot each monitor pass takes
+  // (`RayCluster.status`: the newest entry `monitor_cluster` appended), and
+  // the wait for a stopped node to leave polls that snapshot, not the
+  // cluster. A node is in it when it registered before the last pass and
+  // had not left by then. Once shutdown stops the loop the snapshot is
+  // frozen, so each graceful stop waits its whole grace period.
+  std::optional<SimTime> last_status_;
+  std::map<std::string, SimTime> stopping_left_at_;  // nodes being stopped that left, and when
 };
 
 }  // namespace vramsim

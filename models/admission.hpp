@@ -61,7 +61,9 @@ struct AdmissionSnapshot {
 
 struct AppDemand {
   std::string app_id;
-  double cpus = 0, gpus = 0, memory = 0;  // totals over all replicas; memory in bytes
+  // Summed over the app's deployment classes, one replica each (as
+  // AppBuilder._sum_resources sums them); memory in bytes.
+  double cpus = 0, gpus = 0, memory = 0;
 };
 
 struct AdmissionDecision {

@@ -48,7 +48,12 @@ namespace {
 // VRAM-only demand; `guard_zero_cpu` the fix for the CPU divisor.
 ScaleDecision decide_common(const AutoscalerSnapshot& s, const AutoscalerConfig& cfg,
                             bool vram_aware, bool guard_zero_cpu) {
-  const bool pending = !s.actors.empty() || !s.tasks.empty() || !s.jobs.empty();
+  // ProxyActor._get_pending_actors drops actors asking 0 CPU, 0 GPU and 0
+  // memory; pending tasks and jobs all count.
+  const bool actors = s.actors.find_newest([](const ResourceSet& r) {
+                        return r.has(kCPUId) || r.has(kGPUId) || r.has(kMemoryId);
+                      }) != nullptr;
+  const bool pending = actors || !s.tasks.empty() || !s.jobs.empty();
   if (!pending) return decide_scale_down(s, cfg);
 
   ScaleDecision d;
@@ -56,7 +61,11 @@ ScaleDecision decide_common(const AutoscalerSnapshot& s, const AutoscalerConfig&
   if (s.last_scale_up && s.now - *s.last_scale_up <= cfg.scale_up_cooldown) { d.note = "cooldown"; return d; }
   if (s.worker_jobs >= cfg.max_workers) { d.note = "at max_workers"; return d; }
   auto req = select_demand(s);
-  if (!req) { d.note = "no pending resources found"; return d; }
+  if (!req) {
+    // _check_scale_up: nothing pending states its resources.
+    d.note = "No pending resources with explicit requirements found; scaling up with defaults.";
+    req = ResourceSet{};
+  }
 
   double cpus = req->stated(kCPU) ? req->get(kCPU) : 1.0;  // req.get("CPU", 1)
   if (cpus <= 0) {
@@ -76,8 +85,9 @@ ScaleDecision decide_common(const AutoscalerSnapshot& s, const AutoscalerConfig&
   const double memory_gb = req->get(kMemory) / kGiB;
   int mem_per_cpu = static_cast<int>(std::ceil(memory_gb / cpus));
 
-  d.job.cpus = std::max(static_cast<int>(std::ceil(cpus)), cfg.defaults.cpus);
-  d.job.gpus = std::max(static_cast<int>(std::ceil(gpus)), cfg.defaults.gpus);
+  // Raised to the defaults, then int() (_add_worker): 1.5 GPUs ask for 1.
+  d.job.cpus = static_cast<int>(std::max(cpus, static_cast<double>(cfg.defaults.cpus)));
+  d.job.gpus = static_cast<int>(std::max(gpus, static_cast<double>(cfg.defaults.gpus)));
   d.job.mem_per_cpu_gb = std::max(mem_per_cpu, cfg.defaults.mem_per_cpu_gb);
   d.job.time_limit = cfg.defaults.time_limit;
   d.job.extra_sbatch_args = cfg.defaults.extra_sbatch_args;

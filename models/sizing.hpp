@@ -38,8 +38,9 @@ class SizingPolicy {
   static constexpr const char* kModel = "sizing";
   virtual ~SizingPolicy() = default;
   virtual SizingResult size(const SizingRequest& req, const ClusterGpuView& view) const = 0;
-  // Total GPU demand of an app: per-replica num_gpus times replicas, summed
-  // over deployments. legacy truncates to an int, hiding epsilon demand.
+  // Total GPU demand of an app: num_gpus times a count, summed over its
+  // deployment classes (admission passes one replica per class, as
+  // _sum_resources does). legacy truncates to an int, hiding epsilon demand.
   virtual double sum_num_gpus(const std::vector<std::pair<double, int>>& per_replica) const = 0;
 };
 

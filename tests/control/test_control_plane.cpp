@@ -29,6 +29,7 @@ struct SimOptions {
   Duration queue_wait = kQueueWait;
   Duration scale_down_threshold = 300 * kSecond;
   Duration runtime_env_install = 0;
+  Duration ray_stop = 5 * kSecond;
 };
 
 struct Sim {
@@ -61,7 +62,7 @@ struct Sim {
     sc.queue_wait = LatencyModel::fixed(o.queue_wait);
     sc.node_boot = LatencyModel::fixed(kNodeBoot);
     sc.registration = LatencyModel::fixed(kRegistration);
-    sc.ray_stop = LatencyModel::fixed(5 * kSecond);
+    sc.ray_stop = LatencyModel::fixed(o.ray_stop);
     sc.cancel_latency = LatencyModel::fixed(1 * kSecond);
 
     PolicySet policies = resolve_policies(policy);
@@ -292,6 +293,73 @@ TEST(ScaleDown, RunningAppKeepsItsNode) {
   sim.loop.run(900 * kSecond);
   EXPECT_TRUE(sim.of("scale_down").empty());
   EXPECT_EQ(sim.control->app("app")->life.state(), AppState::Running);
+}
+
+// --- admission sums one replica per deployment class -----------------------------------------------
+
+// AppBuilder._sum_resources counts one replica of each deployment class,
+// whatever num_replicas: three replicas of 4 CPUs each are admitted on
+// 8-CPU worker defaults (one worker can host one replica), in both
+// variants; the check used to ask for 12 CPUs and reject the app.
+TEST(Admission, OneReplicaPerClassIsWhatTheCheckSums) {
+  for (const char* policy : {"legacy", "fixed"}) {
+    Sim sim(policy);
+    AppSpec a = vram_app();
+    a.cpus = 4;
+    a.replicas = 3;
+    sim.control->deploy(a);
+    sim.loop.run(60 * kSecond);
+    const auto adm = sim.of("admission");
+    ASSERT_EQ(adm.size(), 1u) << policy;
+    EXPECT_EQ(adm[0]["requested"]["cpus"], 4.0) << policy;
+    if (std::string(policy) == "fixed") {
+      EXPECT_TRUE(adm[0]["admitted"].get<bool>()) << adm[0].fields;
+      EXPECT_EQ(sim.of("replicas_submitted").at(0)["replicas"], 3) << "all three replicas are bound";
+    }
+  }
+}
+
+// --- the cluster status the stop wait reads ------------------------------------------------------
+
+// _close_worker waits for the stopped node to leave by polling
+// RayCluster.status, the snapshot of the monitor's last pass. Shutdown has
+// stopped the monitor, so the snapshot is frozen: each graceful stop waits
+// its whole grace period (60 s), however soon the node really left.
+TEST(StatusSnapshot, ShutdownWaitsTheWholeGracePeriodWhateverRayStopTakes) {
+  for (Duration ray_stop : {1 * kSecond, 5 * kSecond, 30 * kSecond}) {
+    Sim sim("fixed", {.ray_stop = ray_stop});
+    sim.control->deploy(vram_app());
+    sim.loop.run(100 * kSecond);
+    ASSERT_EQ(sim.control->app("app")->life.state(), AppState::Running);
+    sim.control->shutdown();
+    sim.loop.run();
+    const TraceEvent* stop = sim.first("graceful_stop_started");
+    const TraceEvent* lost = sim.first("node_lost");
+    const TraceEvent* cancelled = sim.first("jobs_cancelled");
+    ASSERT_TRUE(stop && lost && cancelled);
+    EXPECT_EQ(lost->t - stop->t, ray_stop) << "the node really left after ray_stop";
+    EXPECT_EQ(cancelled->t - stop->t, 60 * kSecond) << "ray_stop " << format_seconds(ray_stop) << " s";
+  }
+}
+
+// In a scale-down the monitor goes on: the wait sees the node leave at its
+// first poll (every 3 s from the stop) after the next monitor pass (every
+// 10.005 s from the pass that decided the scale-down), 12 s after the
+// decision whether the node left 1 s or 5 s after the stop.
+TEST(StatusSnapshot, AScaleDownSeesTheNodeLeaveAtTheNextMonitorPass) {
+  for (Duration ray_stop : {1 * kSecond, 5 * kSecond}) {
+    Sim sim("fixed", {.scale_down_threshold = 90 * kSecond, .ray_stop = ray_stop});
+    sim.control->deploy(vram_app());
+    sim.loop.run(105 * kSecond);
+    sim.control->stop_app("app");
+    sim.loop.run(600 * kSecond);
+    const TraceEvent* down = sim.first("scale_down");
+    const TraceEvent* lost = sim.first("node_lost");
+    const TraceEvent* cancelled = sim.first("jobs_cancelled");
+    ASSERT_TRUE(down && lost && cancelled);
+    EXPECT_EQ(lost->t - down->t, ray_stop);
+    EXPECT_EQ(cancelled->t - down->t, 12 * kSecond) << "ray_stop " << format_seconds(ray_stop) << " s";
+  }
 }
 
 // --- (4) lifecycles seen through the trace -----------------------------------------------------------

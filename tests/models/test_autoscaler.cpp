@@ -136,12 +136,17 @@ TEST_P(AutoscalerBothVariants, NoScaleUpAtMaxWorkers) {
   EXPECT_EQ(p->decide(s, c).action, Action::ScaleUp);
 }
 
-TEST_P(AutoscalerBothVariants, PendingButOnlyEmptyActorsDoesNothing) {
+// _check_scale_up: when nothing pending states its resources (a task or job
+// with none), it scales up "with defaults".
+TEST_P(AutoscalerBothVariants, PendingWithoutStatedResourcesScalesUpWithDefaults) {
   auto s = at_now();
-  s.actors = {ResourceSet{}};
+  s.tasks = {ResourceSet{}};
   const auto d = p->decide(s, AutoscalerConfig{});
-  EXPECT_EQ(d.action, Action::None);
-  EXPECT_FALSE(d.scale_down_checked) << "pending demand still blocks scale-down";
+  ASSERT_EQ(d.action, Action::ScaleUp) << d.note;
+  EXPECT_EQ(d.note, "No pending resources with explicit requirements found; scaling up with defaults.");
+  EXPECT_EQ(d.job.cpus, 8);
+  EXPECT_EQ(d.job.gpus, 1);
+  EXPECT_EQ(d.job.mem_per_cpu_gb, 16);
 }
 
 // --- job sizing --------------------------------------------------------------------------------------
@@ -188,6 +193,16 @@ TEST_P(AutoscalerBothVariants, LargeDemandIsKept) {
   EXPECT_EQ(d.job.cpus, 16);
   EXPECT_EQ(d.job.gpus, 2);
   EXPECT_EQ(d.job.mem_per_cpu_gb, 20);
+}
+
+// Raised to the defaults, then int() as _add_worker does: never rounded up.
+TEST_P(AutoscalerBothVariants, SizesAreTruncatedAfterTheDefaults) {
+  auto s = at_now();
+  s.actors = {ResourceSet{{kCPU, 9.5}, {kGPU, 1.5}}};
+  const auto d = p->decide(s, AutoscalerConfig{});
+  ASSERT_EQ(d.action, Action::ScaleUp);
+  EXPECT_EQ(d.job.cpus, 9);
+  EXPECT_EQ(d.job.gpus, 1);
 }
 
 TEST_P(AutoscalerBothVariants, MemoryPerCpuIsCeilOfGigabytesOverCpus) {
@@ -333,6 +348,16 @@ TEST_P(AutoscalerBothVariants, CpuOnlyNodeIdleOnCpuAlone) {
   EXPECT_TRUE(is_idle(usage("n", 0, 0, 0)));
   EXPECT_FALSE(is_idle(usage("n", 0.5, 0, 0)));
   EXPECT_FALSE(is_idle(usage("n", 0, 0.01, 1)));
+}
+
+// ProxyActor._get_pending_actors drops actors asking 0 CPU, 0 GPU and 0
+// memory: alone, they are no pending demand, and an idle worker goes.
+TEST_P(AutoscalerBothVariants, ActorsAskingNothingDoNotBlockScaleDown) {
+  ScaleDownCase k(history(300));
+  k.s.actors = {ResourceSet{}, ResourceSet{{kVramMB, 8000}}};
+  const auto d = p->decide(k.s, k.c);
+  EXPECT_EQ(d.action, Action::ScaleDown) << d.note;
+  EXPECT_TRUE(d.scale_down_checked);
 }
 
 TEST_P(AutoscalerBothVariants, PendingDemandBlocksScaleDown) {

@@ -14,9 +14,10 @@ using namespace vramsim;
 
 namespace {
 
-// Worker time limit 300 s, cancel latency 60 s, shutdown at 280 s: the
-// shutdown sweep cancels the job at ~285 s, and its time limit (300 s) falls
-// inside the cancel latency.
+// Worker time limit 300 s, cancel latency 60 s, shutdown at 230 s: the
+// graceful stop waits its 60 s grace (the cluster status it polls is frozen
+// once shutdown stops the monitor), scancel goes out at 290 s, and the time
+// limit (300 s) falls inside the cancel latency.
 const char* kCancelDuringLimit = R"({
   "horizon": "20m",
   "cluster": {
@@ -24,7 +25,7 @@ const char* kCancelDuringLimit = R"({
     "worker_defaults": {"time_limit": "300s"},
     "latency": {"cancel": "60s"}
   },
-  "actions": [{"at": "280s", "do": "shutdown"}]
+  "actions": [{"at": "230s", "do": "shutdown"}]
 })";
 
 std::string slurp(const std::string& path) {
@@ -45,8 +46,8 @@ TEST(SimTimers, ATimeLimitDuringTheCancelLatencyDoesNotFire) {
     ASSERT_NO_THROW(r = run_scenario(sc, opt)) << policies;
     EXPECT_EQ(r.metrics.jobs_timeout, 0) << policies;
   }
-  // Under fixed the sweep's scancel wins: the job ends CANCELLED at 345 s
-  // (285 s + 60 s), after its 300 s limit would have passed.
+  // Under fixed the scancel wins: the job ends CANCELLED at 350 s (290 s +
+  // 60 s), after its 300 s limit would have passed.
   RunOptions opt;
   opt.policies = "fixed";
   const testing_support::TestDir dir;
