@@ -201,18 +201,21 @@ class AgentServerTest : public ::testing::Test {
   static inline int replica_counter_ = 0;
 
   // Live replica processes started under `name` (read from /proc).
-  static int replica_processes(const std::string& name) {
-    int n = 0;
+  static std::vector<pid_t> replica_pids(const std::string& name) {
+    std::vector<pid_t> out;
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+      const std::string id = entry.path().filename().string();
+      if (id.find_first_not_of("0123456789") != std::string::npos) continue;
       std::ifstream in(entry.path() / "cmdline");
       std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       for (char& c : cmdline)
         if (c == '\0') c = ' ';
-      if (cmdline.find(" replica --name " + name + " ") != std::string::npos) ++n;
+      if (cmdline.find(" replica --name " + name + " ") != std::string::npos) out.push_back(std::stoi(id));
     }
-    return n;
+    return out;
   }
+  static int replica_processes(const std::string& name) { return static_cast<int>(replica_pids(name).size()); }
 
   const AgentRegistration* registration(const std::string& job) const {
     for (const auto& r : rec_.registered)
@@ -449,7 +452,10 @@ TEST_F(AgentServerTest, KilledAgentIsGoneAndItsReplicasLeave) {
   ASSERT_TRUE(registered("1000")) << agent_log(0);
   ASSERT_TRUE(server_->start_replica("1000", ReplicaLaunch{"echo", name, 16, -1, "plain"}));
   ASSERT_TRUE(pump([&] { return !rec_.started.empty(); })) << agent_log(0);
-  EXPECT_EQ(replica_processes(name), 1);
+  const auto pids = replica_pids(name);
+  ASSERT_EQ(pids.size(), 1u);
+  EXPECT_EQ(::getpgid(pids[0]), pids[0]) << "a replica leads a process group of its own";
+  EXPECT_NE(::getpgid(pids[0]), ::getpgid(pid));
   ::kill(pid, SIGKILL);
   ASSERT_TRUE(pump([&] { return !rec_.gone.empty(); }));
   EXPECT_EQ(rec_.gone[0].job, "1000");

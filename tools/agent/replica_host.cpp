@@ -101,9 +101,10 @@ void ReplicaHost::start(const slurm::ReplicaLaunch& l) {
                "--device", std::to_string(l.device), "--kind", l.kind};
   spec.in = slurm::SpawnSpec::Stream::Pipe;
   spec.err = slurm::SpawnSpec::Stream::Inherit;
-  // In the agent's group, so that what signals the job's processes reaches
-  // replicas too; killed with the agent, so none outlives it holding memory.
-  spec.own_process_group = false;
+  // A group of its own, which the agent's stop signals whole (a replica's
+  // own children included); killed with the agent however it dies
+  // (PR_SET_PDEATHSIG), so none outlives it holding memory.
+  spec.own_process_group = true;
   spec.parent_death_signal = SIGKILL;
   if (auto v = visible_devices_for(l.device)) {
     spec.env.emplace_back("CUDA_VISIBLE_DEVICES", *v);
@@ -188,13 +189,13 @@ void ReplicaHost::stop(const std::string& replica) {
 void ReplicaHost::stop(Replica& r) {
   if (r.state == "stopping") return;
   r.state = "stopping";
-  ::kill(r.pid, SIGTERM);
+  ::kill(-r.pid, SIGTERM);  // the group: the pid is not reaped yet, so not reused
   boost::system::error_code ignored;
   r.in.close(ignored);  // a replica also leaves when its stdin closes
   const pid_t pid = r.pid;
   r.kill_timer.expires_after(kReplicaStopGrace);
   r.kill_timer.async_wait([this, pid, keep = owner_.lock()](const boost::system::error_code& ec) {
-    if (!ec && by_pid_.count(pid) != 0) ::kill(pid, SIGKILL);
+    if (!ec && by_pid_.count(pid) != 0) ::kill(-pid, SIGKILL);
   });
 }
 
