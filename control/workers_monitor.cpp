@@ -81,8 +81,13 @@ void WorkersMonitor::schedule_tick(Duration delay) {
     monitor_timer_ = 0;
     if (ctx_.exited || ctx_.shutting_down) return;
     tick();
-    // The loop sleeps `tick` after each pass's work.
-    schedule_tick(cfg_.monitor_tick + cfg_.monitor_work.sample(ctx_.rng.stream("monitor.work")));
+    // The loop sleeps `tick` after each pass's work; after a pass that
+    // raised, the worker's monitoring task sleeps its backoff first
+    // (worker.py: 2 s doubling to 60 s), so from the fourth error in a row
+    // on the passes spread out.
+    Duration next = cfg_.monitor_tick + cfg_.monitor_work.sample(ctx_.rng.stream("monitor.work"));
+    if (consecutive_errors_ > 0) next = std::max(next, error_backoff(consecutive_errors_));
+    schedule_tick(next);
   });
 }
 
@@ -104,10 +109,14 @@ void WorkersMonitor::tick() {
 
   const ScaleDecision d = ctx_.policies.autoscaler->decide(s, cfg_.autoscaler);
   if (d.scale_down_checked) last_scale_down_check_ = s.now;
+  if (d.action != ScaleDecision::Action::Error) consecutive_errors_ = 0;
   switch (d.action) {
     case ScaleDecision::Action::None: break;
     case ScaleDecision::Action::Error:
-      trace_.record(s.now, "autoscaler_error", {{"error", d.note}, {"demand", d.demand.to_json()}});
+      ++consecutive_errors_;
+      trace_.record(s.now, "autoscaler_error",
+                    {{"error", d.note}, {"demand", d.demand.to_json()}, {"consecutive", consecutive_errors_},
+                     {"backoff_us", error_backoff(consecutive_errors_)}});
       break;
     case ScaleDecision::Action::ScaleUp:
       scale_up(d, s.now, s.worker_jobs);
@@ -215,6 +224,12 @@ void WorkersMonitor::wait_node_gone(const std::string& node_id, const std::strin
       if (done) done();
     });
   });
+}
+
+Duration WorkersMonitor::error_backoff(int consecutive) {
+  Duration b = 2 * kSecond;
+  for (int i = 1; i < consecutive && b < 60 * kSecond; ++i) b *= 2;
+  return std::min(b, 60 * kSecond);
 }
 
 bool WorkersMonitor::listed_in_status(const std::string& node_id) const {

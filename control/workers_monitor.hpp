@@ -63,6 +63,8 @@ class WorkersMonitor {
   // Whether the cluster status as the last monitor pass saw it lists the
   // node (see last_status_).
   bool listed_in_status(const std::string& node_id) const;
+  // The monitoring task's sleep after the Nth pass in a row that raised.
+  static Duration error_backoff(int consecutive);
 
   ControlContext& ctx_;
   Executor& exec_;
@@ -87,6 +89,7 @@ class WorkersMonitor {
   // had not left by then. Once shutdown stops the loop the snapshot is
   // frozen, so each graceful stop waits its whole grace period.
   std::optional<SimTime> last_status_;
+  int consecutive_errors_ = 0;  // passes in a row that raised (autoscaler_error)
   std::map<std::string, SimTime> stopping_left_at_;  // nodes being stopped that left, and when
 };
 

@@ -30,6 +30,7 @@ struct SimOptions {
   Duration scale_down_threshold = 300 * kSecond;
   Duration runtime_env_install = 0;
   Duration ray_stop = 5 * kSecond;
+  int max_workers = 1;
 };
 
 struct Sim {
@@ -68,7 +69,7 @@ struct Sim {
     PolicySet policies = resolve_policies(policy);
     backend = std::make_unique<SimSlurmBackend>(loop, rng, trace, sc, policies.advertisement);
     ControlConfig cfg;
-    cfg.autoscaler.max_workers = 1;
+    cfg.autoscaler.max_workers = o.max_workers;
     cfg.autoscaler.scale_down_threshold = o.scale_down_threshold;
     cfg.runtime_env_install = LatencyModel::fixed(o.runtime_env_install);
     control = std::make_unique<ControlPlane>(loop, *backend, cluster, trace, rng, std::move(policies), cfg);
@@ -317,6 +318,32 @@ TEST(Admission, OneReplicaPerClassIsWhatTheCheckSums) {
       EXPECT_EQ(sim.of("replicas_submitted").at(0)["replicas"], 3) << "all three replicas are bound";
     }
   }
+}
+
+// --- the monitor loop after an exception ---------------------------------------------------------
+
+// The legacy autoscaler raises (ZeroDivisionError) on a pending replica
+// that asks for 0 CPUs; the worker's monitoring task then sleeps 2 s,
+// doubling to 60 s, before the next pass. Passes come every 10.005 s
+// anyway, so the backoff shows from the fourth error in a row: 16, 32, 60 s.
+TEST(MonitorBackoff, PassesThatRaiseSpreadOutAsTheMonitoringTaskBacksOff) {
+  Sim sim("legacy", {.max_workers = 2});
+  sim.control->deploy(vram_app());  // legacy rejects it cold; it brings the worker up
+  sim.at(100 * kSecond, [&] {
+    AppSpec a = vram_app("zero-cpu");
+    a.cpus = 0;
+    a.replicas = 2;  // one whole GPU each (sized while no VRAM was seen): the second never fits
+    a.gpu_memory_mb = -1;
+    sim.control->deploy(a);
+  });
+  sim.loop.run(1200 * kSecond);
+  const auto errors = sim.of("autoscaler_error");
+  ASSERT_GE(errors.size(), 7u);
+  std::vector<double> gaps;
+  for (std::size_t i = 1; i < 7; ++i) gaps.push_back(to_seconds(errors[i].t - errors[i - 1].t));
+  EXPECT_EQ(gaps, (std::vector<double>{10.005, 10.005, 10.005, 16, 32, 60}));
+  EXPECT_EQ(errors[5]["consecutive"], 6);
+  EXPECT_EQ(errors[5]["backoff_us"], 60 * kSecond);
 }
 
 // --- the cluster status the stop wait reads ------------------------------------------------------
