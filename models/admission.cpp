@@ -1,5 +1,8 @@
 #include "models/admission.hpp"
 
+#include <charconv>
+#include <cmath>
+
 #include "engine/format.hpp"
 
 #include "models/registry.hpp"
@@ -18,15 +21,41 @@ bool defaults_fit(const AppDemand& app, const WorkerDefaults& d) {
          static_cast<double>(d.mem_per_cpu_gb) * d.cpus * kGiB >= app.memory;
 }
 
-std::string insufficient_message(const AppDemand& app) {
-  return "Insufficient resources for application '" + app.app_id + "'. Requested: {'num_cpus': " +
-         format_number(app.cpus) + ", 'num_gpus': " + format_number(app.gpus) + ", 'memory': " + format_number(app.memory) +
-         "}";
+std::string python_float_repr(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char buf[64];
+  const double a = std::fabs(x);
+  const bool sci = a != 0 && (a < 1e-4 || a >= 1e16);
+  auto r = std::to_chars(buf, buf + sizeof buf, x, sci ? std::chars_format::scientific : std::chars_format::fixed);
+  std::string s(buf, r.ptr);
+  if (sci) {
+    // C's "1e-05" spelling: a sign and at least two exponent digits.
+    const auto e = s.find('e');
+    std::string mant = s.substr(0, e), exp = s.substr(e + 1);
+    const char sign = exp[0] == '-' ? '-' : '+';
+    if (exp[0] == '-' || exp[0] == '+') exp.erase(0, 1);
+    if (exp.size() < 2) exp.insert(0, "0");
+    return mant + "e" + sign + exp;
+  }
+  if (s.find('.') == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string insufficient_message(const AppDemand& app, RequestedDict style) {
+  auto py_int = [](double v) { return std::to_string(static_cast<long long>(std::trunc(v))); };
+  std::string dict = "{'num_cpus': " + py_int(app.cpus) + ", 'num_gpus': " +
+                     (style == RequestedDict::Fixed ? python_float_repr(app.gpus) : py_int(app.gpus)) +
+                     ", 'memory': " + py_int(app.memory);
+  if (style == RequestedDict::Fixed) dict += ", 'VRAM_MB': " + py_int(app.vram_mb);
+  return "Insufficient resources for application '" + app.app_id + "'. Requested: " + dict + "}";
 }
 
 namespace {
 
-AdmissionDecision reject(const AppDemand& app) { return {false, "insufficient", insufficient_message(app)}; }
+AdmissionDecision reject(const AppDemand& app, RequestedDict style) {
+  return {false, "insufficient", insufficient_message(app, style)};
+}
 
 // legacy: a submitted-but-unregistered job is invisible to the node scan and
 // still counts against max_workers, so a cold deploy that triggered its own
@@ -37,7 +66,7 @@ class LegacyAdmission final : public AdmissionPolicy {
     if (node_has_room(app, s)) return {true, "node_with_room", ""};
     if (s.slurm_mode && s.worker_jobs < s.max_workers && defaults_fit(app, s.defaults))
       return {true, "can_spawn_worker", ""};
-    return reject(app);
+    return reject(app, RequestedDict::Legacy);
   }
 };
 
@@ -50,7 +79,7 @@ class FixedAdmission final : public AdmissionPolicy {
       if (s.worker_jobs < s.max_workers) return {true, "can_spawn_worker", ""};
       if (s.unregistered_jobs > 0) return {true, "capacity_in_flight", ""};
     }
-    return reject(app);
+    return reject(app, RequestedDict::Fixed);
   }
 };
 

@@ -64,6 +64,7 @@ struct AppDemand {
   // Summed over the app's deployment classes, one replica each (as
   // AppBuilder._sum_resources sums them); memory in bytes.
   double cpus = 0, gpus = 0, memory = 0;
+  double vram_mb = 0;  // the VRAM_MB resource the replica asks for (0: none)
 };
 
 struct AdmissionDecision {
@@ -82,6 +83,14 @@ class AdmissionPolicy {
 // Shared pieces.
 bool node_has_room(const AppDemand& app, const AdmissionSnapshot& s);
 bool defaults_fit(const AppDemand& app, const WorkerDefaults& d);
-std::string insufficient_message(const AppDemand& app);
+// The rejection as manager.py raises it: "Insufficient resources for
+// application 'ID'. Requested: " and the _sum_resources dict as Python prints
+// it. legacy (954f1fb): num_cpus, num_gpus, memory, each int(); fixed
+// (840e77d): VRAM_MB too, num_gpus a float (0.01, 1.0).
+enum class RequestedDict { Legacy, Fixed };
+std::string insufficient_message(const AppDemand& app, RequestedDict style);
+// Python's repr() of a float: the shortest round trip, "1.0" for whole ones,
+// an exponent below 1e-4 and from 1e16 ("1e-05", "1e+16").
+std::string python_float_repr(double x);
 
 }  // namespace vramsim

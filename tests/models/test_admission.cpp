@@ -15,9 +15,15 @@ std::shared_ptr<const AdmissionPolicy> admission(const std::string& variant) {
 }
 
 // One replica of an 8000 MB app sized on the VRAM branch.
-const AppDemand kApp{"app", 1, 0.01, 0};
-const std::string kRejection =
-    "Insufficient resources for application 'app'. Requested: {'num_cpus': 1, 'num_gpus': 0.01, 'memory': 0}";
+const AppDemand kApp{"app", 1, 0.01, 0, 8000};
+// As manager.py raises it: legacy int()s every total (0.01 GPU reads 0);
+// fixed keeps num_gpus a float and adds VRAM_MB.
+std::string rejection(const std::string& variant) {
+  return variant == "legacy"
+             ? "Insufficient resources for application 'app'. Requested: {'num_cpus': 1, 'num_gpus': 0, 'memory': 0}"
+             : "Insufficient resources for application 'app'. Requested: {'num_cpus': 1, 'num_gpus': 0.01, 'memory': 0, "
+               "'VRAM_MB': 8000}";
+}
 
 NodeHeadroom worker(double cpu, double gpu, double mem_gib, std::string id = "node-1") {
   return NodeHeadroom{std::move(id), false, cpu, gpu, mem_gib * kGiB};
@@ -51,7 +57,7 @@ TEST(Admission, LegacyRejectsWhileTheOnlyJobIsInFlight) {
   const auto d = admission("legacy")->check(kApp, snapshot(1, 1));
   EXPECT_FALSE(d.admitted);
   EXPECT_EQ(d.reason, "insufficient");
-  EXPECT_EQ(d.message, kRejection);
+  EXPECT_EQ(d.message, rejection("legacy"));
 }
 
 TEST(Admission, FixedAdmitsOnCapacityInFlight) {
@@ -72,11 +78,13 @@ TEST_P(AdmissionBothVariants, NodeWithRoomAdmits) {
 TEST_P(AdmissionBothVariants, FullClusterRejectsOversizedRequest) {
   auto s = snapshot(1, 0);
   s.nodes.push_back(worker(0, 0, 0));
-  const AppDemand big{"big", 16, 2, 0};
+  const AppDemand big{"big", 16, 2, 0, 0};
   const auto d = p->check(big, s);
   EXPECT_FALSE(d.admitted);
-  EXPECT_EQ(d.message,
-            "Insufficient resources for application 'big'. Requested: {'num_cpus': 16, 'num_gpus': 2, 'memory': 0}");
+  EXPECT_EQ(d.message, GetParam() == "legacy" ? "Insufficient resources for application 'big'. Requested: {'num_cpus': "
+                                                "16, 'num_gpus': 2, 'memory': 0}"
+                                              : "Insufficient resources for application 'big'. Requested: {'num_cpus': "
+                                                "16, 'num_gpus': 2.0, 'memory': 0, 'VRAM_MB': 0}");
 }
 
 // --- around the cases ---------------------------------------------------------------------
@@ -84,7 +92,7 @@ TEST_P(AdmissionBothVariants, FullClusterRejectsOversizedRequest) {
 TEST_P(AdmissionBothVariants, RejectionMessageIsExact) {
   auto s = snapshot(1, 0);
   s.nodes.push_back(worker(0, 0, 0));
-  EXPECT_EQ(p->check(kApp, s).message, kRejection);
+  EXPECT_EQ(p->check(kApp, s).message, rejection(GetParam()));
 }
 
 TEST_P(AdmissionBothVariants, HeadNodeNeverCountsAsRoom) {
@@ -92,7 +100,7 @@ TEST_P(AdmissionBothVariants, HeadNodeNeverCountsAsRoom) {
   s.nodes.push_back(NodeHeadroom{"head", true, 64, 4, 512 * kGiB});
   const auto d = p->check(kApp, s);
   EXPECT_FALSE(d.admitted);
-  EXPECT_EQ(d.message, kRejection);
+  EXPECT_EQ(d.message, rejection(GetParam()));
 }
 
 TEST_P(AdmissionBothVariants, NodeWithoutRoomForEveryResourceDoesNotCount) {
@@ -113,15 +121,15 @@ TEST_P(AdmissionBothVariants, RoomOnAnyOneNodeIsEnough) {
 
 TEST_P(AdmissionBothVariants, SpawningRequiresTheDefaultsToFit) {
   const auto s = snapshot(0, 0);
-  EXPECT_FALSE(p->check(AppDemand{"app", 9, 0, 0}, s).admitted) << "more CPUs than the default 8";
-  EXPECT_FALSE(p->check(AppDemand{"app", 1, 2, 0}, s).admitted) << "more GPUs than the default 1";
-  EXPECT_FALSE(p->check(AppDemand{"app", 1, 0, 128 * kGiB + 1}, s).admitted)
+  EXPECT_FALSE(p->check(AppDemand{"app", 9, 0, 0, 0}, s).admitted) << "more CPUs than the default 8";
+  EXPECT_FALSE(p->check(AppDemand{"app", 1, 2, 0, 0}, s).admitted) << "more GPUs than the default 1";
+  EXPECT_FALSE(p->check(AppDemand{"app", 1, 0, 128 * kGiB + 1, 0}, s).admitted)
       << "more memory than 8 x 16 GiB";
-  EXPECT_TRUE(p->check(AppDemand{"app", 8, 1, 128 * kGiB}, s).admitted) << "exactly the defaults";
+  EXPECT_TRUE(p->check(AppDemand{"app", 8, 1, 128 * kGiB, 0}, s).admitted) << "exactly the defaults";
 }
 
 TEST(Admission, FixedCapacityInFlightStillRequiresTheDefaultsToFit) {
-  const auto d = admission("fixed")->check(AppDemand{"app", 1, 2, 0}, snapshot(1, 1));
+  const auto d = admission("fixed")->check(AppDemand{"app", 1, 2, 0, 0}, snapshot(1, 1));
   EXPECT_FALSE(d.admitted);
   EXPECT_EQ(d.reason, "insufficient");
 }
@@ -149,7 +157,11 @@ TEST_P(AdmissionBothVariants, StaticModeNeverSpawns) {
 }
 
 TEST(Admission, SharedHelpers) {
-  EXPECT_EQ(insufficient_message(kApp), kRejection);
+  EXPECT_EQ(insufficient_message(kApp, RequestedDict::Fixed), rejection("fixed"));
+  EXPECT_EQ(insufficient_message(kApp, RequestedDict::Legacy), rejection("legacy"));
+  for (auto [x, repr] : {std::pair<double, const char*>{1, "1.0"}, {0.01, "0.01"}, {0.04, "0.04"}, {2.5, "2.5"},
+                         {0, "0.0"}, {1e-5, "1e-05"}, {1e16, "1e+16"}, {123456.0, "123456.0"}, {0.1 + 0.2, "0.30000000000000004"}})
+    EXPECT_EQ(python_float_repr(x), repr) << x;
   EXPECT_TRUE(defaults_fit(kApp, WorkerDefaults{}));
   AdmissionSnapshot s;
   s.nodes.push_back(worker(1, 0.01, 0));

@@ -64,7 +64,7 @@ TEST(PolicySet, PresetsResolveAllFiveModels) {
 }
 
 TEST(PolicySet, PresetsBehaveAsTheirVariant) {
-  const AppDemand app{"app", 1, 0.01, 0};
+  const AppDemand app{"app", 1, 0.01, 0, 0};
   AdmissionSnapshot in_flight;
   in_flight.worker_jobs = 1;
   in_flight.unregistered_jobs = 1;
@@ -81,7 +81,7 @@ TEST(PolicySet, MixSetsOnlyTheNamedModel) {
   AdmissionSnapshot in_flight;
   in_flight.worker_jobs = 1;
   in_flight.unregistered_jobs = 1;
-  EXPECT_FALSE(p.admission->check(AppDemand{"app", 1, 0.01, 0}, in_flight).admitted);
+  EXPECT_FALSE(p.admission->check(AppDemand{"app", 1, 0.01, 0, 0}, in_flight).admitted);
   EXPECT_FALSE(p.shutdown->plan({}).return_early);
   EXPECT_NE(p.label.find("admission=legacy"), std::string::npos) << p.label;
 }
