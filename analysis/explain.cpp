@@ -185,11 +185,9 @@ void sizing_notes(const Attempt& a, const RunFacts& f, std::vector<Cause>& out) 
   }
   // The app's summed GPU demand as admission saw it (legacy truncates it).
   if (a.admission && a.request) {
-    const double per = number(s["num_gpus"]);
     // The check sums one replica of the app's deployment class, whatever
     // its replica count (AppBuilder._sum_resources).
-    const double replicas = 1;
-    const double sum = per * replicas;
+    const double sum = number(s["num_gpus"]);
     const Json& req = (*a.admission)["requested"];
     const double seen = req.is_object() ? number(req.value("gpus", Json())) : 0;
     if (sum > 0 && seen + 1e-9 < sum) {
@@ -197,8 +195,8 @@ void sizing_notes(const Attempt& a, const RunFacts& f, std::vector<Cause>& out) 
                                   ? ", so its search for a node with room ignored GPUs"
                                   : "";
       Cause c = make("gpu_sum_truncated", false,
-                     "admission saw GPU demand summed to " + format_number(seen) + ": " + format_number(replicas) +
-                         " replica(s) x " + format_number(per) + " GPU truncated to an integer" + how);
+                     "admission saw GPU demand summed to " + format_number(seen) + ": 1 replica(s) x " +
+                         format_number(sum) + " GPU truncated to an integer" + how);
       c.resource = "GPU";
       c.needed = sum;
       c.offered = seen;

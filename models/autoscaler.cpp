@@ -7,11 +7,17 @@
 
 namespace vramsim {
 
+namespace {
+// ProxyActor._get_pending_actors keeps an actor only if it asks for CPU, GPU
+// or memory.
+bool actor_counts(const ResourceSet& r) { return r.has(kCPUId) || r.has(kGPUId) || r.has(kMemoryId); }
+}  // namespace
+
 std::optional<ResourceSet> select_demand(const AutoscalerSnapshot& s) {
   for (const auto* list : {&s.actors, &s.tasks, &s.jobs}) {
     const bool actors = list == &s.actors;
     const ResourceSet* r = list->find_newest([actors](const ResourceSet& r) {
-      return !r.empty() && (!actors || r.has(kCPUId) || r.has(kGPUId) || r.has(kMemoryId));
+      return !r.empty() && (!actors || actor_counts(r));
     });
     if (r) return *r;
   }
@@ -48,12 +54,8 @@ namespace {
 // VRAM-only demand; `guard_zero_cpu` the fix for the CPU divisor.
 ScaleDecision decide_common(const AutoscalerSnapshot& s, const AutoscalerConfig& cfg,
                             bool vram_aware, bool guard_zero_cpu) {
-  // ProxyActor._get_pending_actors drops actors asking 0 CPU, 0 GPU and 0
-  // memory; pending tasks and jobs all count.
-  const bool actors = s.actors.find_newest([](const ResourceSet& r) {
-                        return r.has(kCPUId) || r.has(kGPUId) || r.has(kMemoryId);
-                      }) != nullptr;
-  const bool pending = actors || !s.tasks.empty() || !s.jobs.empty();
+  // Actors asking for nothing are no demand; pending tasks and jobs all count.
+  const bool pending = s.actors.find_newest(actor_counts) != nullptr || !s.tasks.empty() || !s.jobs.empty();
   if (!pending) return decide_scale_down(s, cfg);
 
   ScaleDecision d;

@@ -17,6 +17,13 @@ using asio::ip::tcp;
 
 namespace detail {
 
+// "ADDRESS:PORT" of the other end, for the refusals.
+std::string peer_of(const tcp::socket& socket) {
+  boost::system::error_code ec;
+  auto ep = socket.remote_endpoint(ec);
+  return ec ? std::string("unknown peer") : ep.address().to_string() + ":" + std::to_string(ep.port());
+}
+
 struct AgentServerState {
   AgentServerState(asio::io_context& io, AgentServerConfig c, AgentServerListener& l)
       : io(io), cfg(std::move(c)), listener(&l), acceptor(io) {}
@@ -46,14 +53,11 @@ class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
         timer_(s_->io),
         ping_timer_(s_->io),
         splitter_(s_->cfg.max_message_bytes) {
-    boost::system::error_code ec;
-    auto ep = socket_.remote_endpoint(ec);
-    peer_ = ec ? std::string("unknown peer") : ep.address().to_string() + ":" + std::to_string(ep.port());
+    peer_ = peer_of(socket_);
   }
 
   void start() {
-    ++s_->unauthenticated;
-    counted_ = true;
+    ++s_->unauthenticated;  // until it registers or closes (see phase_)
     nonce_ = make_nonce();
     send(to_message(Challenge{nonce_}));
     arm_timer(s_->cfg.auth_timeout, [](AgentConnection& c) {
@@ -173,7 +177,7 @@ class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
     if (r.value.job_id != job_id_)
       return refuse("malformed message: field 'job_id' of register: expected " + job_id_ + " as in hello");
     phase_ = Phase::Registered;
-    uncount();
+    --s_->unauthenticated;
     send(to_message(Registered{job_id_}));
     arm_heartbeat_timer();
     // TCP keepalive under the pings: a peer gone without a FIN or RST is
@@ -299,16 +303,10 @@ class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
     });
   }
 
-  void uncount() {
-    if (!counted_) return;
-    counted_ = false;
-    --s_->unauthenticated;
-  }
-
   void close_socket() {
     if (phase_ == Phase::Closed) return;
+    if (phase_ != Phase::Registered) --s_->unauthenticated;
     phase_ = Phase::Closed;
-    uncount();
     boost::system::error_code ignored;
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);
@@ -334,7 +332,6 @@ class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
   bool goodbye_ = false;
   std::string goodbye_reason_;
   bool drain_sent_ = false;
-  bool counted_ = false;  // in AgentServerState::unauthenticated
   int refused_messages_ = 0;
   std::optional<MessageSeal> seal_;  // from the welcome on
   Phase phase_ = Phase::AwaitHello;
@@ -348,9 +345,8 @@ void accept_next(const std::shared_ptr<AgentServerState>& s);
 // A connection over the cap is closed unread. Reported the first time and
 // then every 100th, so a flood cannot flood the trace too.
 void refuse_over_cap(const std::shared_ptr<AgentServerState>& s, tcp::socket& socket) {
+  const std::string peer = peer_of(socket);
   boost::system::error_code ec;
-  auto ep = socket.remote_endpoint(ec);
-  const std::string peer = ec ? std::string("unknown peer") : ep.address().to_string() + ":" + std::to_string(ep.port());
   socket.close(ec);
   if (s->over_cap++ % 100 == 0)
     s->listener->refused(peer, "over " + std::to_string(s->cfg.max_unauthenticated) +

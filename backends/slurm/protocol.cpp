@@ -159,10 +159,10 @@ std::string MessageSeal::open(Json& message) {
   if (m == message.end() || q == message.end()) return "no MAC";
   if (!m->is_string() || !q->is_number_unsigned()) return "wrong MAC";
   auto received = from_hex(m->get<std::string>());
-  Json body = message;
-  body.erase("mac");
+  // The MAC covers the message without it; a refused line is dropped anyway.
+  message.erase(m);
   const Sender peer = me_ == Sender::Head ? Sender::Agent : Sender::Head;
-  const std::string expected = mac(peer, body);
+  const std::string expected = mac(peer, message);
   if (!received || received->size() != expected.size() ||
       CRYPTO_memcmp(expected.data(), received->data(), expected.size()) != 0)
     return "wrong MAC";
@@ -170,7 +170,6 @@ std::string MessageSeal::open(Json& message) {
   if (seq != receive_seq_)
     return "replayed or out of order: seq " + std::to_string(seq) + ", expected " + std::to_string(receive_seq_);
   ++receive_seq_;
-  message.erase("mac");
   message.erase("seq");
   return "";
 }

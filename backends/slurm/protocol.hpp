@@ -86,6 +86,7 @@ class MessageSeal {
   Json seal(Json message);
   // Checks and strips "seq" and "mac"; "" when accepted, else why not
   // ("no MAC", "wrong MAC", "replayed or out of order: seq 3, expected 5").
+  // A refused message may have lost its "mac": it is for dropping.
   std::string open(Json& message);
   std::uint64_t next_to_send() const { return send_seq_; }
   std::uint64_t next_to_receive() const { return receive_seq_; }

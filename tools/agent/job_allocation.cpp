@@ -11,13 +11,14 @@ namespace vramsim::agent {
 
 namespace {
 
-// A positive whole number, all of `text`; nullopt otherwise.
-std::optional<std::int64_t> positive(std::string_view text) {
+// A whole number >= `least`, all of `text`; nullopt otherwise.
+std::optional<std::int64_t> whole(std::string_view text, std::int64_t least) {
   std::int64_t v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || v <= 0) return std::nullopt;
+  if (ec != std::errc() || end != text.data() + text.size() || v < least) return std::nullopt;
   return v;
 }
+std::optional<std::int64_t> positive(std::string_view text) { return whole(text, 1); }
 
 std::optional<std::int64_t> positive_env(const Environment& env, const char* name) {
   const char* v = env(name);
@@ -68,7 +69,11 @@ JobAllocation read_job_allocation(const Environment& env, int num_cpus, int host
     a.memory_bytes = host_memory;
     a.memory_from = "host";
   }
-  if (const char* v = env("CUDA_VISIBLE_DEVICES")) a.visible_gpus = split_commas(v);
+  a.gpus_from = "every device listed";
+  if (const char* v = env("CUDA_VISIBLE_DEVICES")) {
+    a.visible_gpus = split_commas(v);
+    a.gpus_from = std::string("CUDA_VISIBLE_DEVICES=") + v;
+  }
   return a;
 }
 
@@ -104,20 +109,16 @@ std::optional<std::vector<int>> job_device_positions(std::size_t listed,
     return out;
   };
   if (!visible) return identity();
-  bool indices = true;
   for (const auto& v : *visible) {
-    auto p = positive(v);
-    const bool zero = v == "0";
-    if (!zero && (!p || *p >= static_cast<std::int64_t>(listed))) {
-      indices = false;
-      break;
+    auto index = whole(v, 0);
+    if (!index || *index >= static_cast<std::int64_t>(listed)) {
+      out.clear();
+      if (visible->size() == listed) return identity();
+      return std::nullopt;
     }
-    out.push_back(zero ? 0 : static_cast<int>(*p));
+    out.push_back(static_cast<int>(*index));
   }
-  if (indices) return out;
-  out.clear();
-  if (visible->size() == listed) return identity();
-  return std::nullopt;
+  return out;
 }
 
 std::vector<slurm::DeviceUsage> usage_by_ordinal(const std::vector<slurm::DeviceUsage>& rows,

@@ -23,6 +23,7 @@ struct JobAllocation {
   // "SLURM_MEM_PER_NODE", "cgroup memory.max", "host", ...): the agent's
   // registration carries them, so a surprising figure can be traced.
   std::string cpus_from, memory_from;
+  std::string gpus_from;  // "CUDA_VISIBLE_DEVICES=2,3", or "every device listed"
   // CUDA_VISIBLE_DEVICES as a list (what SLURM's gres plugin set); nullopt
   // when unset, so every device listed is the job's.
   std::optional<std::vector<std::string>> visible_gpus;

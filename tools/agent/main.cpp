@@ -191,13 +191,8 @@ int main(int argc, char** argv) {
   reg.pid = static_cast<int>(::getpid());
   reg.cpus = allocation.cpus;
   reg.memory_bytes = allocation.memory_bytes;
-  std::string gpus_from = "every device listed";
-  if (allocation.visible_gpus) {
-    gpus_from = "CUDA_VISIBLE_DEVICES=";
-    for (std::size_t i = 0; i < allocation.visible_gpus->size(); ++i)
-      gpus_from += (i ? "," : "") + (*allocation.visible_gpus)[i];
-  }
-  reg.allocation = Json{{"cpus", allocation.cpus_from}, {"memory", allocation.memory_from}, {"gpus", gpus_from}};
+  reg.allocation =
+      Json{{"cpus", allocation.cpus_from}, {"memory", allocation.memory_from}, {"gpus", allocation.gpus_from}};
   ResourceSet res = ad.resources;
   res.set(kCPU, reg.cpus);
   res.set(kGPU, detection.facts.gpus);
