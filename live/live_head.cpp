@@ -265,7 +265,7 @@ void LiveHead::open_status_listener() {
         const Json state = get_cluster_state(cluster_, exec_->now(), status_opts_);
         std::string text = "status at " + format_seconds(exec_->now()) + " s (live " + out_.run_id +
                            "): " + vram_summary(state) + "\n";
-        for (const auto& l : format_status_lines(state)) text += l + "\n";
+        for (const auto& l : format_status_text(state)) text += l + "\n";
         // Jobs SLURM holds back, with its reason: a job stuck on
         // QOSMaxGRESPerUser or InvalidAccount never becomes a node.
         for (const auto& [job, reason] : backend_->pending_reasons())

@@ -39,8 +39,8 @@ class LegacyAdvertisement final : public AdvertisementPolicy {
   std::string vram_block(int) const override { return ""; }
 };
 
-// Why a one-GPU node cannot advertise VRAM_MB; empty when it can. The single
-// gate that both the fixed worker advertisement and the head apply.
+// Why a one-GPU worker cannot advertise VRAM_MB; empty when it can: the
+// sbatch block's gate (the head's own detection, below, asks less).
 std::string single_gpu_blocker(const NodeGpuFacts& f) {
   if (!f.nvidia_smi_present) return "nvidia-smi not found; starting without VRAM_MB";
   if (f.nvidia_smi_fails || f.memory_total_mb.empty() || f.memory_total_mb[0] <= 0)
@@ -55,8 +55,10 @@ class GatedAdvertisement final : public AdvertisementPolicy {
   Advertisement advertise(const std::string& job_id, const NodeGpuFacts& f) const override {
     Advertisement a{base_resources(job_id), ""};
     if (f.gpus != 1) return a;
-    if (auto mb = head_vram_mb(f)) a.resources.set(kVramMB, static_cast<double>(*mb));
-    else a.notice = single_gpu_blocker(f);
+    if (const std::string why = single_gpu_blocker(f); why.empty())
+      a.resources.set(kVramMB, static_cast<double>(f.memory_total_mb[0]));
+    else
+      a.notice = why;
     return a;
   }
   std::string vram_block(int num_gpus) const override {
@@ -93,8 +95,11 @@ class UngatedAdvertisement final : public AdvertisementPolicy {
 }  // namespace
 
 std::optional<std::int64_t> head_vram_mb(const NodeGpuFacts& f) {
-  if (f.gpus != 1 || !single_gpu_blocker(f).empty()) return std::nullopt;
-  return f.memory_total_mb[0];
+  if (f.gpus != 1 || !f.nvidia_smi_present || f.nvidia_smi_fails || f.memory_total_mb.empty()) return std::nullopt;
+  for (const auto mb : f.memory_total_mb)
+    if (mb != f.memory_total_mb.front()) return std::nullopt;
+  if (f.memory_total_mb.front() <= 0) return std::nullopt;  // `if vram_mb:` skips 0
+  return f.memory_total_mb.front();
 }
 
 std::string render_sbatch_script(const WorkerJobSize& size, const AdvertisementPolicy& policy,

@@ -36,9 +36,14 @@ class AdvertisementPolicy {
   virtual std::string vram_block(int num_gpus) const = 0;
 };
 
-// The head node advertises VRAM_MB with exactly one GPU, in every variant:
-// that gate predates the worker fix.
-std::optional<std::int64_t> head_vram_mb(const NodeGpuFacts& facts);
+// The head's VRAM_MB, in every variant (the seeds' fix gated workers "matching
+// the existing invariant for the head node"): RayCluster._detect_gpu_vram_mb
+// (ray_cluster.py:692-722@fba5ffe), gated on head_num_gpus == 1
+// (ray_cluster.py:788-794): nvidia-smi's memory.total of the visible GPUs,
+// none when nvidia-smi is missing or fails or the GPUs differ in size. Unlike
+// the worker's sbatch block it never asks about MIG, so a MIG head advertises
+// the whole device.
+std::optional<std::int64_t> head_vram_mb(const NodeGpuFacts& head);
 
 struct SbatchOptions {
   std::string workspace_dir = "/tmp/vramsim";

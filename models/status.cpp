@@ -21,9 +21,11 @@ std::int64_t whole(Amount a) {
 
 Json optional_bytes(const std::optional<std::int64_t>& v) { return v ? Json(*v) : Json(kNA); }
 
-// Observed total: unknown without devices or with a device of unknown size.
+// Observed total: unknown with a device of unknown size (the dashboard's
+// figure missing). A node without GPUs is never asked and reads 0, as
+// proxy_actor.py's get_cluster_state writes it (`if total_gpu == 0`).
 std::optional<std::int64_t> gpu_memory_total(const Node& n) {
-  if (n.devices().empty()) return std::nullopt;
+  if (n.devices().empty()) return 0;
   std::int64_t sum = 0;
   for (const auto& d : n.devices()) {
     if (d.total_vram_mb <= 0) return std::nullopt;
@@ -35,7 +37,7 @@ std::optional<std::int64_t> gpu_memory_total(const Node& n) {
 // Observed use: every device must have a sample, and the oldest one must be
 // recent, else a sum would mix current and stale (or missing) readings.
 std::optional<std::int64_t> gpu_memory_used(const ClusterState& c, const Node& n, SimTime now, Duration max_age) {
-  if (n.devices().empty()) return std::nullopt;
+  if (n.devices().empty()) return 0;
   std::int64_t sum = 0;
   for (const auto& d : n.devices()) {
     if (!d.observed_used_bytes || now - c.observed_at(d) > max_age) return std::nullopt;
@@ -72,10 +74,12 @@ std::string csv_field(const std::string& s) {
 struct Rollup {
   Amount total_cpu = 0, used_cpu = 0, total_gpu = 0, used_gpu = 0;
   std::int64_t total_vram_mb = 0, used_vram_mb = 0, total_memory = 0, used_memory = 0;
-  std::optional<std::int64_t> total_gpu_memory, used_gpu_memory;  // nullopt: NA on every node
+  // Starts at 0 and adds the numeric node values only, as the real rollup
+  // does: "NA" nodes are skipped, so the rollup is never "NA".
+  std::int64_t total_gpu_memory = 0, used_gpu_memory = 0;
 
-  static void add(std::optional<std::int64_t>& sum, const std::optional<std::int64_t>& v) {
-    if (v) sum = sum.value_or(0) + *v;
+  static void add(std::int64_t& sum, const std::optional<std::int64_t>& v) {
+    if (v) sum += *v;
   }
 };
 
@@ -114,7 +118,11 @@ Json get_cluster_state(const ClusterState& cluster, SimTime now, const StatusOpt
     e["used_gpu_memory"] = optional_bytes(gmem_u);
     e["total_memory"] = mem_t;
     e["used_memory"] = mem_u;
-    e["accelerator_type"] = n->spec.accelerator_type;
+    // proxy_actor.py:589-591: "NA" on a node without GPUs, None (null) on a
+    // GPU node without an accelerator_type resource.
+    e["accelerator_type"] = gpu_t == 0 ? Json(kNA)
+                            : n->spec.accelerator_type.empty() ? Json(nullptr)
+                                                               : Json(n->spec.accelerator_type);
     e["gpu_device_name"] = device;
     e["slurm_job_id"] = n->spec.slurm_job_id;
     nodes[n->id] = std::move(e);
@@ -138,8 +146,8 @@ Json get_cluster_state(const ClusterState& cluster, SimTime now, const StatusOpt
   c["used_gpu"] = to_double(r.used_gpu);
   c["total_vram_mb"] = r.total_vram_mb;
   c["used_vram_mb"] = r.used_vram_mb;
-  c["total_gpu_memory"] = optional_bytes(r.total_gpu_memory);
-  c["used_gpu_memory"] = optional_bytes(r.used_gpu_memory);
+  c["total_gpu_memory"] = r.total_gpu_memory;
+  c["used_gpu_memory"] = r.used_gpu_memory;
   c["total_memory"] = r.total_memory;
   c["used_memory"] = r.used_memory;
   if (opts.slurm_mode) {
@@ -162,30 +170,63 @@ Json get_cluster_state(const ClusterState& cluster, SimTime now, const StatusOpt
   return state;
 }
 
+namespace {
+
+// The device label as the CLI prints info.get('accelerator_type', '?'): the
+// key is always there, so a GPU node without an accelerator_type resource
+// prints Python's None.
+std::string device_label(const Json& n) {
+  const Json& a = n.at("accelerator_type");
+  return a.is_string() ? a.get<std::string>() : "None";
+}
+
+std::string cpu_part(const Json& n) {
+  return printf_string("CPU: %.0f/%.0f", n.at("used_cpu").get<double>(), n.at("total_cpu").get<double>());
+}
+
+std::string node_line(const Json& n) {
+  std::string line = "  " + n.at("node_ip").get<std::string>() + (n.at("head").get<bool>() ? " [HEAD] " : " [worker] ");
+  const double total_gpu = n.at("total_gpu").get<double>();
+  if (total_gpu <= 0) return line + cpu_part(n);
+  line += device_label(n);
+  line += printf_string(" GPU: %.2f/%.0f ", n.at("used_gpu").get<double>(), total_gpu);
+  // The booked part only where VRAM_MB is advertised: a 0/0 would read as a
+  // node with nothing booked rather than one that books nothing.
+  const auto vram_t = n.at("total_vram_mb").get<std::int64_t>();
+  if (vram_t > 0)
+    line += printf_string("booked: %lld/%lld MB  ", static_cast<long long>(n.at("used_vram_mb").get<std::int64_t>()),
+                          static_cast<long long>(vram_t));
+  return line + "VRAM: " + gib(n.at("used_gpu_memory")) + "/" + gib(n.at("total_gpu_memory")) + " GiB  " + cpu_part(n);
+}
+
+}  // namespace
+
 std::vector<std::string> format_status_lines(const Json& state) {
   std::vector<std::string> lines;
-  for (const auto& [id, n] : state.at("nodes").items()) {
-    std::string line = "  " + n.at("node_ip").get<std::string>() +
-                       (n.at("head").get<bool>() ? " [HEAD]" : " [worker]");
-    const double total_gpu = n.at("total_gpu").get<double>();
-    if (total_gpu > 0) {
-      const std::string device = n.at("gpu_device_name").get<std::string>();
-      if (!device.empty()) line += " " + device;
-      line += printf_string(" GPU: %.2f/%.0f ", n.at("used_gpu").get<double>(), total_gpu);
-      // The booked part only where VRAM_MB is advertised: a 0/0 would read as
-      // a node with nothing booked rather than one that books nothing.
-      const auto vram_t = n.at("total_vram_mb").get<std::int64_t>();
-      if (vram_t > 0)
-        line += printf_string("booked: %lld/%lld MB  ",
-                              static_cast<long long>(n.at("used_vram_mb").get<std::int64_t>()),
-                              static_cast<long long>(vram_t));
-      line += "VRAM: " + gib(n.at("used_gpu_memory")) + "/" + gib(n.at("total_gpu_memory")) + " GB ";
-    }
-    line += " CPU: " + format_amount(n.at("used_cpu").get<double>()) + "/" +
-            format_amount(n.at("total_cpu").get<double>());
-    lines.push_back(std::move(line));
-  }
+  for (const auto& [id, n] : state.at("nodes").items()) lines.push_back(node_line(n));
   return lines;
+}
+
+std::vector<std::string> format_status_text(const Json& state) {
+  const Json& c = state.at("cluster");
+  std::vector<std::string> out{
+      "",
+      printf_string("Cluster: %.0f/%.0f CPUs, %.1f/%.0f GPUs", c.at("used_cpu").get<double>(),
+                    c.at("total_cpu").get<double>(), c.at("used_gpu").get<double>(), c.at("total_gpu").get<double>()),
+      ""};
+  std::vector<std::string> gpu, cpu;
+  for (const auto& [id, n] : state.at("nodes").items())
+    (n.at("total_gpu").get<double>() > 0 ? gpu : cpu).push_back(node_line(n));
+  if (!gpu.empty()) {
+    out.push_back("GPU nodes:");
+    out.insert(out.end(), gpu.begin(), gpu.end());
+  }
+  if (!cpu.empty()) {
+    out.push_back("");
+    out.push_back("CPU-only nodes:");
+    out.insert(out.end(), cpu.begin(), cpu.end());
+  }
+  return out;
 }
 
 std::string vram_summary(const Json& state) {

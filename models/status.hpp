@@ -28,8 +28,13 @@ struct StatusOptions {
 // registration order.
 Json get_cluster_state(const ClusterState& cluster, SimTime now, const StatusOptions& opts = {});
 
-// One CLI line per node of `state["nodes"]`, in the order given.
+// One CLI line per node of `state["nodes"]`, in the order given, as
+// `bioengine cluster status` prints it (docs/status.md).
 std::vector<std::string> format_status_lines(const Json& state);
+
+// The CLI's whole text: a blank line, the cluster line, a blank line, then
+// "GPU nodes:" and "CPU-only nodes:" sections (cli/cluster.py@1725d5c).
+std::vector<std::string> format_status_text(const Json& state);
 
 // One line on the cluster's booked VRAM that never presents an untracked 0 as
 // free capacity.

@@ -451,7 +451,7 @@ Json ScenarioDriver::take_status(const std::string& source, const Json& expect, 
   Json state = get_cluster_state(w_.cluster, now, status_opts_);
   auto lines = format_status_lines(state);
   result_.status_lines.push_back("status at " + format_seconds(now) + " s (" + source + "): " + vram_summary(state));
-  for (const auto& l : lines) result_.status_lines.push_back(l);
+  for (const auto& l : format_status_text(state)) result_.status_lines.push_back(l);
   Json line_json = Json::array();
   for (const auto& l : lines) line_json.push_back(l);
   w_.trace.record(now, "status", {{"source", source}, {"lines", line_json}});

@@ -47,6 +47,7 @@ void add_head_node(ClusterState& cluster, TraceRecorder& trace, const Scenario& 
     const auto& info = gpu_catalogue().at(sc.head.gpu);
     NodeGpuFacts facts;
     facts.gpus = sc.head.gpus;
+    facts.mig_enabled = sc.head.mig_enabled;
     facts.memory_total_mb.assign(static_cast<std::size_t>(sc.head.gpus), info.memory_mb);
     for (int g = 0; g < sc.head.gpus; ++g)
       head.devices.push_back(GpuDevice{g, info.device_name, info.memory_mb, 0, 0, std::nullopt, 0});

@@ -33,6 +33,7 @@ void parse_head(Obj& co, Scenario& s) {
     if (s.head.gpu.empty()) ho.fail(ho.at("gpu"), "expected a GPU model name when gpus > 0");
     lookup_gpu(ho, ho.at("gpu"), s.head.gpu);
   }
+  s.head.mig_enabled = ho.boolean("mig", false);
   ho.finish();
 }
 

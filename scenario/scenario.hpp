@@ -69,6 +69,7 @@ struct HeadSpec {
   std::int64_t memory_gb = 0;
   int gpus = 0;
   std::string gpu;        // catalogue name when gpus > 0
+  bool mig_enabled = false;  // MIG on the head's GPU: the head's detection does not look
 };
 
 struct ScenarioAction {

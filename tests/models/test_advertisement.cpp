@@ -94,15 +94,25 @@ TEST(Advertisement, HeadAdvertisesVramOnlyWithExactlyOneWorkingGpu) {
   EXPECT_EQ(head_vram_mb(a100(1)), std::optional<std::int64_t>{40960});
   EXPECT_FALSE(head_vram_mb(a100(0)));
   EXPECT_FALSE(head_vram_mb(a100(2)));
-  auto mig = a100(1);
-  mig.mig_enabled = true;
-  EXPECT_FALSE(head_vram_mb(mig));
   auto absent = a100(1);
   absent.nvidia_smi_present = false;
   EXPECT_FALSE(head_vram_mb(absent));
   auto fails = a100(1);
   fails.nvidia_smi_fails = true;
   EXPECT_FALSE(head_vram_mb(fails));
+  auto zero = a100(1);
+  zero.memory_total_mb = {0};
+  EXPECT_FALSE(head_vram_mb(zero)) << "`if vram_mb:` skips 0";
+}
+
+// _detect_gpu_vram_mb never asks nvidia-smi about MIG, where the worker's
+// sbatch block does: a MIG head advertises the whole device, a MIG worker
+// nothing.
+TEST(Advertisement, TheHeadDoesNotCheckMigWhereTheWorkerDoes) {
+  auto mig = a100(1);
+  mig.mig_enabled = true;
+  EXPECT_EQ(head_vram_mb(mig), std::optional<std::int64_t>{40960});
+  EXPECT_FALSE(advertisement("fixed")->advertise("17", mig).resources.has(kVramMB));
 }
 
 // --- render_sbatch_script() ---------------------------------------------------------------------

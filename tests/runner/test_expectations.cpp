@@ -199,3 +199,22 @@ TEST(Compare, RequiredColumnsListTheirFailures) {
   print_comparison(runs, fixed_only, {1});
   EXPECT_EQ(fixed_only.str().find("FAILED"), std::string::npos) << fixed_only.str();
 }
+
+// A scenario's head with MIG on still advertises its whole device: the
+// head's detection (_detect_gpu_vram_mb) never asks, where a worker's does.
+TEST(HeadAdvertisement, MigHeadStillAdvertisesTheWholeDevice) {
+  for (const char* mig : {"false", "true"}) {
+    std::string text = R"({"name": "head-mig", "horizon": "10s",
+      "cluster": {"max_workers": 1, "head": {"cpus": 0, "gpus": 1, "gpu": "A100-SXM4-40GB", "mig": MIG}},
+      "expect": [{"event": "node_registered", "match": {"node": "head", "resources": {"VRAM_MB": 40960}}}]})";
+    text.replace(text.find("MIG"), 3, mig);
+    for (const char* policies : {"legacy", "fixed"}) {
+      const RunResult r = run_scenario(parse_scenario(Json::parse(text), "case.json"), [&] {
+        RunOptions o;
+        o.policies = policies;
+        return o;
+      }());
+      EXPECT_TRUE(only(r).held) << mig << " " << policies << ": " << only(r).why;
+    }
+  }
+}

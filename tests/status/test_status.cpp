@@ -148,7 +148,7 @@ TEST(StatusCases, EuropaFourReplicasBookFractionAndVramSeparately) {
   EXPECT_EQ(n["total_gpu_memory"], 24576 * kMiB);
   EXPECT_EQ(format_status_lines(s),
             std::vector<std::string>{"  10.0.0.7 [worker] G GPU: 0.04/1 booked: 20480/24576 MB  "
-                                     "VRAM: 5.8/24.0 GB  CPU: 4/8"});
+                                     "VRAM: 5.8/24.0 GiB  CPU: 4/8"});
 }
 
 TEST(StatusCases, DenbiWithoutVramMbReportsZeroAndNoBookedPart) {
@@ -160,7 +160,7 @@ TEST(StatusCases, DenbiWithoutVramMbReportsZeroAndNoBookedPart) {
   const auto lines = format_status_lines(s);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].find("booked:"), std::string::npos);
-  EXPECT_EQ(lines[0], "  10.0.0.5 [worker] T4 GPU: 0.33/1 VRAM: 4.2/15.0 GB  CPU: 1/8");
+  EXPECT_EQ(lines[0], "  10.0.0.5 [worker] T4 GPU: 0.33/1 VRAM: 4.2/15.0 GiB  CPU: 1/8");
 }
 
 // JSON ------------------------------------------------------------------------
@@ -217,9 +217,10 @@ TEST(StatusJson, CpuOnlyNodeHasNoGpuMemory) {
   const Json n = get_cluster_state(c, 0)["nodes"]["head"];
   EXPECT_EQ(n["total_gpu"], 0.0);
   EXPECT_EQ(n["total_vram_mb"], 0);
-  EXPECT_EQ(n["total_gpu_memory"], "NA");
-  EXPECT_EQ(n["used_gpu_memory"], "NA");
-  EXPECT_EQ(n["accelerator_type"], "");
+  // proxy_actor.py: a node without GPUs reads 0 bytes and "NA" as its type.
+  EXPECT_EQ(n["total_gpu_memory"], 0);
+  EXPECT_EQ(n["used_gpu_memory"], 0);
+  EXPECT_EQ(n["accelerator_type"], "NA");
   EXPECT_EQ(n["gpu_device_name"], "");
   EXPECT_EQ(n["slurm_job_id"], "");
 }
@@ -290,7 +291,7 @@ TEST(StatusJson, EmptyCluster) {
   EXPECT_TRUE(s["nodes"].empty());
   EXPECT_EQ(s["cluster"]["total_cpu"], 0.0);
   EXPECT_EQ(s["cluster"]["total_vram_mb"], 0);
-  EXPECT_EQ(s["cluster"]["total_gpu_memory"], "NA");
+  EXPECT_EQ(s["cluster"]["total_gpu_memory"], 0);
   EXPECT_EQ(s["cluster"]["pending_resources"]["total"], 0);
   EXPECT_TRUE(format_status_lines(s).empty());
   EXPECT_TRUE(status_csv_rows(s, 0).empty());
@@ -330,7 +331,7 @@ TEST(StatusRollup, SumsTwoNodes) {
 
 TEST(StatusRollup, SkipsNAOnSomeNodes) {
   ClusterState c;
-  c.add_node(cpu_node("10.0.0.1", true, 4), 0);  // no devices: NA for both
+  c.add_node(cpu_node("10.0.0.1", true, 4), 0);  // no GPUs: 0 for both
   const NodeId a = c.add_node(gpu_node("10.0.0.2", false, "7", 8, 1, 24576, true), 0);
   c.add_node(gpu_node("10.0.0.3", false, "8", 8, 1, 16384, true), 0);  // never sampled
   c.observe_device_memory(a, 0, 5'000'000'000, 0);
@@ -339,21 +340,24 @@ TEST(StatusRollup, SkipsNAOnSomeNodes) {
   EXPECT_EQ(cl["total_gpu_memory"], (24576 + 16384) * kMiB);
 }
 
-TEST(StatusRollup, NAOnEveryNodeIsNA) {
+// The real rollup starts at 0 and adds numbers only: "NA" on every GPU node
+// still rolls up to 0, never to "NA".
+TEST(StatusRollup, NAOnEveryNodeRollsUpToZero) {
   ClusterState c;
   c.add_node(cpu_node("10.0.0.1", true, 4), 0);
-  c.add_node(gpu_node("10.0.0.2", false, "7", 8, 1, 24576, true), 0);
+  const NodeId a = c.add_node(gpu_node("10.0.0.2", false, "7", 8, 1, 24576, true), 0);
   c.add_node(gpu_node("10.0.0.3", false, "8", 8, 1, 16384, true), 0);
-  Json cl = get_cluster_state(c, 0)["cluster"];
-  EXPECT_EQ(cl["used_gpu_memory"], "NA");
-  EXPECT_EQ(cl["total_gpu_memory"], (24576 + 16384) * kMiB);
+  Json s = get_cluster_state(c, 0);
+  EXPECT_EQ(s["nodes"][a]["used_gpu_memory"], "NA");
+  EXPECT_EQ(s["cluster"]["used_gpu_memory"], 0);
+  EXPECT_EQ(s["cluster"]["total_gpu_memory"], (24576 + 16384) * kMiB);
 
   ClusterState cpu_only;
   cpu_only.add_node(cpu_node("10.0.0.1", true, 4), 0);
   cpu_only.add_node(cpu_node("10.0.0.4", false, 4), 0);
-  cl = get_cluster_state(cpu_only, 0)["cluster"];
-  EXPECT_EQ(cl["used_gpu_memory"], "NA");
-  EXPECT_EQ(cl["total_gpu_memory"], "NA");
+  const Json cl = get_cluster_state(cpu_only, 0)["cluster"];
+  EXPECT_EQ(cl["used_gpu_memory"], 0);
+  EXPECT_EQ(cl["total_gpu_memory"], 0);
   EXPECT_EQ(cl["total_cpu"], 8.0);
 }
 
@@ -395,7 +399,7 @@ TEST(StatusLine, HeadWithBookedVram) {
   c.observe_device_memory(h, 0, 6'200'000'000, 0);
   EXPECT_EQ(format_status_lines(get_cluster_state(c, 0)),
             std::vector<std::string>{
-                "  172.17.0.3 [HEAD] G GPU: 0.04/1 booked: 20480/24576 MB  VRAM: 5.8/24.0 GB  CPU: 8/8"});
+                "  172.17.0.3 [HEAD] G GPU: 0.04/1 booked: 20480/24576 MB  VRAM: 5.8/24.0 GiB  CPU: 8/8"});
 }
 
 TEST(StatusLine, WorkerWithoutVramMb) {
@@ -404,7 +408,7 @@ TEST(StatusLine, WorkerWithoutVramMb) {
   place(c, DemandKind::Actor, {{kGPU, 0.99}, {kCPU, 6}});
   c.observe_device_memory(w, 0, 6'200'000'000, 0);
   EXPECT_EQ(format_status_lines(get_cluster_state(c, 0)),
-            std::vector<std::string>{"  10.0.0.5 [worker] T4 GPU: 0.99/1 VRAM: 5.8/24.0 GB  CPU: 6/8"});
+            std::vector<std::string>{"  10.0.0.5 [worker] T4 GPU: 0.99/1 VRAM: 5.8/24.0 GiB  CPU: 6/8"});
 }
 
 TEST(StatusLine, UnknownObservedMemoryPrintsNA) {
@@ -412,28 +416,54 @@ TEST(StatusLine, UnknownObservedMemoryPrintsNA) {
   c.add_node(gpu_node("10.0.0.6", false, "6", 8, 2, 40960, true), 0);
   EXPECT_EQ(format_status_lines(get_cluster_state(c, 0)),
             std::vector<std::string>{
-                "  10.0.0.6 [worker] A40 GPU: 0.00/2 booked: 0/81920 MB  VRAM: NA/80.0 GB  CPU: 0/8"});
+                "  10.0.0.6 [worker] A40 GPU: 0.00/2 booked: 0/81920 MB  VRAM: NA/80.0 GiB  CPU: 0/8"});
 }
 
-TEST(StatusLine, DeviceModelWhenNoAcceleratorType) {
+// The CLI prints info.get('accelerator_type', '?'); the key is always there,
+// None on a GPU node without an accelerator_type resource.
+TEST(StatusLine, NoAcceleratorTypePrintsPythonsNone) {
   ClusterState c;
   const NodeId w = c.add_node(gpu_node("10.0.0.8", false, "8", 4, 1, 16384, false, "Tesla V100", ""), 0);
   c.observe_device_memory(w, 0, 0, 0);
   const Json s = get_cluster_state(c, 0);
   EXPECT_EQ(s["nodes"][w]["gpu_device_name"], "Tesla V100");
-  EXPECT_EQ(s["nodes"][w]["accelerator_type"], "");
+  EXPECT_TRUE(s["nodes"][w]["accelerator_type"].is_null());
   EXPECT_EQ(format_status_lines(s),
-            std::vector<std::string>{"  10.0.0.8 [worker] Tesla V100 GPU: 0.00/1 VRAM: 0.0/16.0 GB  CPU: 0/4"});
+            std::vector<std::string>{"  10.0.0.8 [worker] None GPU: 0.00/1 VRAM: 0.0/16.0 GiB  CPU: 0/4"});
 }
 
+// CPU as the CLI's :.0f: Python rounds half to even, so 0.5 prints 0 and
+// 2.5 prints 2; a node without GPUs carries accelerator_type "NA".
 TEST(StatusLine, CpuOnlyNodesAndFractionalCpu) {
+  for (const auto& [cpus, printed] : {std::pair{0.5, "0"}, {2.5, "2"}, {3.5, "4"}}) {
+    ClusterState c;
+    const NodeId h = c.add_node(cpu_node("10.0.0.1", true, 8), 0);
+    c.add_node(cpu_node("10.0.0.4", false, 4), 0);
+    place(c, DemandKind::Task, {{kCPU, 8}});
+    place(c, DemandKind::Task, {{kCPU, cpus}});
+    const Json s = get_cluster_state(c, 0);
+    EXPECT_EQ(s["nodes"][h]["accelerator_type"], "NA");
+    EXPECT_EQ(format_status_lines(s), (std::vector<std::string>{"  10.0.0.1 [HEAD] CPU: 8/8",
+                                                                "  10.0.0.4 [worker] CPU: " + std::string(printed) + "/4"}))
+        << cpus;
+  }
+}
+
+// The whole text of `bioengine cluster status`: the cluster line (CPUs :.0f,
+// GPUs :.1f/:.0f), then the GPU nodes, then the CPU-only ones.
+TEST(StatusText, ClusterLineThenGpuThenCpuOnlySections) {
   ClusterState c;
-  c.add_node(cpu_node("10.0.0.1", true, 8), 0);
-  c.add_node(cpu_node("10.0.0.4", false, 4), 0);
-  place(c, DemandKind::Task, {{kCPU, 8}});
-  place(c, DemandKind::Task, {{kCPU, 0.5}});
-  EXPECT_EQ(format_status_lines(get_cluster_state(c, 0)),
-            (std::vector<std::string>{"  10.0.0.1 [HEAD] CPU: 8/8", "  10.0.0.4 [worker] CPU: 0.5/4"}));
+  c.add_node(cpu_node("10.0.0.1", false, 8), 0);
+  const NodeId g = c.add_node(gpu_node("10.0.0.5", false, "5", 8, 1, 24576, true, "NVIDIA GeForce RTX 3090", "G"), 0);
+  place(c, DemandKind::Actor, {{kGPU, 0.01}, {kVramMB, 5120}, {kCPU, 2}}, 4);
+  c.observe_device_memory(g, 0, 6'200'000'000, 0);
+  EXPECT_EQ(format_status_text(get_cluster_state(c, 0)),
+            (std::vector<std::string>{"", "Cluster: 8/16 CPUs, 0.0/1 GPUs", "", "GPU nodes:",
+                                      "  10.0.0.5 [worker] G GPU: 0.04/1 booked: 20480/24576 MB  VRAM: 5.8/24.0 GiB  CPU: 8/8",
+                                      "", "CPU-only nodes:", "  10.0.0.1 [worker] CPU: 0/8"}));
+  ClusterState none;
+  EXPECT_EQ(format_status_text(get_cluster_state(none, 0)),
+            (std::vector<std::string>{"", "Cluster: 0/0 CPUs, 0.0/0 GPUs", ""}));
 }
 
 // Summary -----------------------------------------------------------------------
