@@ -44,27 +44,41 @@ void AppsManager::next_deploy() {
   deploy_lock_ = true;  // deploys are serialised, as under the real lock
   const std::string id = deploy_queue_.front();
   deploy_queue_.pop_front();
-  // The introspection task goes out before the resource check: its pending
-  // demand is what lets a cold cluster scale up before admission runs.
-  DemandId task = cluster_.submit(DemandKind::Task, id, "introspection " + id, cfg_.introspection_request,
-                                  exec_.now());
+  // The introspection task goes out before the resource check and is
+  // awaited by it. While its runtime env builds it is pending with no stated
+  // resources: a monitor pass then scales up "with defaults", so on a cold
+  // cluster the check sees that worker job in flight.
+  DemandId task = cluster_.submit_held(DemandKind::Task, id, "introspection " + id, cfg_.introspection_request,
+                                       exec_.now());
   introspection_of_[task] = id;
-  trace_.record(exec_.now(), "introspection_submitted",
-                {{"app", id}, {"resources", cfg_.introspection_request.to_json()}});
-  // The resource check does not wait for the task to be placed: on a cold
-  // cluster it runs while the worker job the task triggered is in flight.
   deploy_checking_ = id;
-  deploy_check_timer_ = exec_.after(cfg_.introspection_check_after, [this, id] { check_deploy(id); });
+  const Duration env = introspection_env_built_ ? 0 : cfg_.introspection_env_build;
+  trace_.record(exec_.now(), "introspection_submitted",
+                {{"app", id}, {"resources", cfg_.introspection_request.to_json()}, {"env_build_us", env}});
+  if (env == 0) {
+    introspection_env_ready(task);
+    return;
+  }
+  exec_.after(env, [this, task] { introspection_env_ready(task); });
+}
+
+void AppsManager::introspection_env_ready(DemandId task) {
+  if (!introspection_of_.count(task) || ctx_.exited) return;  // withdrawn by shutdown meanwhile
+  introspection_env_built_ = true;
+  cluster_.release_hold(task);
   place_pending();
 }
 
 void AppsManager::introspection_placed(const std::string& id, DemandId task) {
-  // The task runs only once it has a node; it holds its CPU until done.
+  // The task runs once it has a node, holding what it asked for; build()
+  // awaits it, so the resource check follows its end.
   exec_.after(cfg_.introspection_duration, [this, id, task] {
     if (!introspection_of_.erase(task)) return;  // withdrawn by shutdown meanwhile
     cluster_.withdraw(task);
     trace_.record(exec_.now(), "introspection_done", {{"app", id}});
-    if (!ctx_.exited) place_pending();
+    if (ctx_.exited) return;
+    check_deploy(id);
+    place_pending();
   });
 }
 
@@ -98,7 +112,6 @@ AdmissionSnapshot AppsManager::admission_snapshot() const {
 
 void AppsManager::check_deploy(const std::string& id) {
   deploy_lock_ = false;
-  deploy_check_timer_ = 0;
   deploy_checking_.clear();
   AppRecord& app = apps_.at(id);
   if (app.deploy_cancelled) {
@@ -329,11 +342,9 @@ void AppsManager::node_lost(const NodeId& id, const std::vector<Demand>& lost) {
 }
 
 void AppsManager::undeploy_all() {
-  // Queued deploys never start; a deploy in introspection is cancelled at its
+  // Queued deploys never start; a deploy in introspection never reaches its
   // resource check.
-  if (deploy_check_timer_) {
-    exec_.cancel(deploy_check_timer_);
-    deploy_check_timer_ = 0;
+  if (!deploy_checking_.empty()) {
     deploy_lock_ = false;
     trace_.record(exec_.now(), "deploy_cancelled", {{"app", deploy_checking_}, {"reason", "shutdown began"}});
     deploy_checking_.clear();

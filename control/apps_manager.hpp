@@ -49,6 +49,7 @@ class AppsManager {
   void check_deploy(const std::string& app_id);
   // Admission passed: the app's replicas go out as actor demands.
   void submit_replicas(AppRecord& app, const std::string& reason);
+  void introspection_env_ready(DemandId task);
   void introspection_placed(const std::string& app_id, DemandId task);
   ClusterGpuView gpu_view() const;
   AdmissionSnapshot admission_snapshot() const;
@@ -72,7 +73,7 @@ class AppsManager {
   std::deque<std::string> deploy_queue_;
   bool deploy_lock_ = false;
   std::string deploy_checking_;    // the deploy holding the lock, until its resource check
-  TimerId deploy_check_timer_ = 0;
+  bool introspection_env_built_ = false;  // the baseline env exists (Ray caches it)
   std::map<DemandId, std::pair<std::string, std::size_t>> replica_of_;  // demand -> (app, index)
   // (node, app) -> when that node's runtime env for the app exists; replicas
   // placed there before then wait for the same install.

@@ -24,9 +24,13 @@ struct ControlConfig {
   // monitor_tick + work, never on an exact multiple of the tick.
   LatencyModel monitor_work = LatencyModel::fixed(5 * kMillisecond);
   Duration creation_poll = 5 * kSecond;
-  Duration introspection_duration = 15 * kSecond;  // the task's run time once placed on a node
-  Duration introspection_check_after = 15 * kSecond;  // submission to the resource check
-  ResourceSet introspection_request{{kCPU, 1.0}};
+  // AppBuilder._introspect_via_ray_task: a task asking num_cpus=0 (Ray lists
+  // it with no required resources) with the baseline runtime env. It is
+  // pending while that env builds (once per run: Ray caches it), then runs
+  // `introspection_duration`; build() awaits it before the resource check.
+  Duration introspection_env_build = 20 * kSecond;
+  Duration introspection_duration = 5 * kSecond;
+  ResourceSet introspection_request;
   Duration grace_period = 60 * kSecond;   // each graceful-stop step's limit
   Duration stop_poll = 3 * kSecond;
   Duration cancel_poll = 1 * kSecond;
@@ -34,6 +38,10 @@ struct ControlConfig {
   Duration memory_sample_period = 10 * kSecond;
   LatencyModel runtime_env_install = LatencyModel::fixed(0);
   LatencyModel replica_init = LatencyModel::fixed(0);
+  // close_all's return to the process's exit (RayCluster.stop's
+  // serve.shutdown, ray.shutdown and the head's `ray stop`); 0 by default:
+  // the process is taken to exit as close_all returns.
+  LatencyModel head_exit = LatencyModel::fixed(0);
 };
 
 struct ControlContext {

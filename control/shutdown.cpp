@@ -19,8 +19,10 @@ void Shutdown::run(std::function<void()> done) {
 
 ShutdownPlan Shutdown::plan() const {
   ShutdownSnapshot snap;
+  // close_all reads `ray_cluster.status["nodes"]`: the last monitor pass's
+  // snapshot, which misses a node that joined since.
   for (const Node* n : ctx_.cluster.alive_nodes())
-    if (!n->spec.head) snap.registered.push_back({n->id, n->spec.slurm_job_id});
+    if (!n->spec.head && monitor_.listed_in_status(n->id)) snap.registered.push_back({n->id, n->spec.slurm_job_id});
   for (const auto& j : ctx_.backend.list_jobs()) snap.jobs.push_back(j.id);
   const ShutdownPlan plan = ctx_.policies.shutdown->plan(snap);
   ctx_.trace.record(ctx_.exec.now(), "shutdown_plan",
@@ -52,11 +54,25 @@ void Shutdown::carry_out(const ShutdownPlan& plan, std::function<void()> finish)
 }
 
 void Shutdown::finish(const std::function<void()>& done) {
+  // close_all has returned; RayCluster.stop goes on (serve.shutdown,
+  // ray.shutdown, the head's `ray stop`) for `head_exit`, and the event loop
+  // turns meanwhile: a cancelled creation task's handler runs only if that
+  // lasts. With head_exit 0 the process exits as close_all returns.
+  const Duration d = ctx_.cfg.head_exit.sample(ctx_.rng.stream("shutdown.head_exit"));
+  if (d == 0) {
+    exit(done);
+    return;
+  }
+  ctx_.trace.record(ctx_.exec.now(), "close_all_returned", {{"head_exit_us", d}});
+  ctx_.exec.after(d, [this, done] { exit(done); });
+}
+
+void Shutdown::exit(const std::function<void()>& done) {
   ctx_.exited = true;
   monitor_.stop_sampler();
   ctx_.shutdown_done_at = ctx_.exec.now();
   Json left = Json::array();
-  for (const auto& j : ctx_.backend.list_jobs()) left.push_back(j.id);
+  for (const auto& j : monitor_.jobs_not_cancelled()) left.push_back(j);
   ctx_.trace.record(ctx_.exec.now(), "shutdown_done", {{"jobs_left", left}});
   if (done) done();
 }

@@ -25,7 +25,8 @@ class Shutdown {
  private:
   ShutdownPlan plan() const;  // the model's plan, traced
   void carry_out(const ShutdownPlan& plan, std::function<void()> finish);
-  void finish(const std::function<void()>& done);
+  void finish(const std::function<void()>& done);  // close_all returned
+  void exit(const std::function<void()>& done);    // the process exits
 
   ControlContext& ctx_;
   AppsManager& apps_;

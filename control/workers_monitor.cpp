@@ -179,10 +179,38 @@ void WorkersMonitor::poll_creation(const std::string& job_id) {
 }
 
 void WorkersMonitor::cancel_creation() {
+  if (creation_submitting_) {
+    // sbatch has not answered: the task has no job id, and the job sbatch
+    // then creates is the sweep's (fixed) or is left behind (legacy).
+    trace_.record(exec_.now(), "worker_creation_cancelled", {{"job", nullptr}, {"sbatch_in_flight", true}});
+    return;
+  }
   if (!creation_job_) return;
-  // The creation task is cancelled; its job is left to the sweep (if any).
-  trace_.record(exec_.now(), "worker_creation_cancelled", {{"job", *creation_job_}});
+  const std::string job = *creation_job_;
   creation_job_.reset();
+  trace_.record(exec_.now(), "worker_creation_cancelled", {{"job", job}});
+  // _add_worker (slurm_workers.py:622-625@ad84209): `except CancelledError:
+  // await self._cancel_jobs([submitted_job_id])`. It runs once control
+  // returns to the event loop; legacy close_all returns before that without
+  // awaiting it, so the handler races the rest of the shutdown.
+  exec_.after(0, [this, job] {
+    if (ctx_.exited) {
+      trace_.record(exec_.now(), "creation_cancel_lost",
+                    {{"job", job}, {"reason", "the process exited before the creation task's handler ran"}});
+      return;
+    }
+    if (cancel_requested_.count(job) || backend_.still_listed({job}).empty()) return;
+    cancel_requested_.insert(job);
+    trace_.record(exec_.now(), "jobs_cancelled", {{"jobs", Json::array({job})}, {"by", "worker creation task"}});
+    backend_.cancel_jobs({job});
+  });
+}
+
+std::vector<std::string> WorkersMonitor::jobs_not_cancelled() const {
+  std::vector<std::string> left;
+  for (const auto& j : backend_.list_jobs())
+    if (!cancel_requested_.count(j.id)) left.push_back(j.id);
+  return left;
 }
 
 // -------------------------------------------------------------- scale down
@@ -249,7 +277,10 @@ void WorkersMonitor::cancel_and_wait(std::vector<std::string> jobs,
     return;
   }
   Json ids = Json::array();
-  for (const auto& j : listed) ids.push_back(j);
+  for (const auto& j : listed) {
+    ids.push_back(j);
+    cancel_requested_.insert(j);
+  }
   trace_.record(exec_.now(), "jobs_cancelled", {{"jobs", ids}});
   backend_.cancel_jobs(listed);
   const SimTime deadline = exec_.now() + cfg_.grace_period;

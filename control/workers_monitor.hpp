@@ -15,6 +15,7 @@
 // stopped at once cost O(N log N), not O(N^2).
 #include <functional>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,8 +42,17 @@ class WorkersMonitor {
   };
   // The node of this job left; nullopt when no node has the job.
   std::optional<LostNode> remove_node(const std::string& job_id, const std::string& reason);
-  // Shutdown: the worker creation task in flight is cancelled, its job left.
+  // Shutdown: the worker creation task in flight is cancelled (not awaited).
+  // `_add_worker`'s CancelledError handler then scancels its own job when
+  // the event loop next turns, so only if the process still lives; a task
+  // whose sbatch has not answered knows no job to cancel.
   void cancel_creation();
+  // Whether the cluster status as the last monitor pass saw it lists the
+  // node (see last_status_): what `close_all` reads as the workers.
+  bool listed_in_status(const std::string& node_id) const;
+  // Jobs listed now that no scancel of this process asked to leave: what a
+  // process exiting now leaves behind.
+  std::vector<std::string> jobs_not_cancelled() const;
   // Graceful stop: stop the node, wait for it to leave (or the grace period),
   // then cancel its job and wait for the job to leave squeue.
   void close_worker(const std::string& node_id, const std::string& job_id, std::function<void()> done);
@@ -60,9 +70,6 @@ class WorkersMonitor {
   void poll_creation(const std::string& job_id);
   void wait_node_gone(const std::string& node_id, const std::string& job_id, SimTime deadline,
                       std::function<void()> done);
-  // Whether the cluster status as the last monitor pass saw it lists the
-  // node (see last_status_).
-  bool listed_in_status(const std::string& node_id) const;
   // The monitoring task's sleep after the Nth pass in a row that raised.
   static Duration error_backoff(int consecutive);
 
@@ -91,6 +98,7 @@ class WorkersMonitor {
   std::optional<SimTime> last_status_;
   int consecutive_errors_ = 0;  // passes in a row that raised (autoscaler_error)
   std::map<std::string, SimTime> stopping_left_at_;  // nodes being stopped that left, and when
+  std::set<std::string> cancel_requested_;  // jobs this process has scancelled
 };
 
 }  // namespace vramsim

@@ -206,25 +206,41 @@ std::vector<Node*> ClusterState::alive_nodes_mut() {
 
 DemandId ClusterState::submit(DemandKind kind, std::string owner, std::string label,
                               ResourceSet request, SimTime now) {
+  const DemandId id = submit_held(kind, std::move(owner), std::move(label), std::move(request), now);
+  release_hold(id);
+  return id;
+}
+
+DemandId ClusterState::submit_held(DemandKind kind, std::string owner, std::string label,
+                                   ResourceSet request, SimTime now) {
   DemandId id = next_demand_++;
   auto [sit, fresh] = shape_of_.try_emplace(request, static_cast<std::uint32_t>(shapes_.size()));
   if (fresh) shapes_.push_back(Shape{request, {}, false});
-  const std::uint32_t shape = sit->second;
   DemandRec& rec = demands_[id];
   rec.demand = Demand{id, kind, std::move(owner), std::move(label), std::move(request), now};
-  rec.shape = shape;
+  rec.shape = sit->second;
+  rec.held = true;
   pending_[static_cast<int>(kind)].emplace(id, &rec.demand);
   ++pending_count_;
-  Shape& s = shapes_[shape];
-  s.queue.insert(id);
-  waiting_.insert(shape);
-  if (!s.blocked) ready_.insert(shape);
   return id;
+}
+
+bool ClusterState::release_hold(DemandId id) {
+  auto it = demands_.find(id);
+  if (it == demands_.end() || !it->second.held) return false;
+  DemandRec& rec = it->second;
+  rec.held = false;
+  Shape& s = shapes_[rec.shape];
+  s.queue.insert(id);
+  waiting_.insert(rec.shape);
+  if (!s.blocked) ready_.insert(rec.shape);
+  return true;
 }
 
 void ClusterState::unqueue(const DemandRec& r) {
   pending_[static_cast<int>(r.demand.kind)].erase(r.demand.id);
   --pending_count_;
+  if (r.held) return;  // in no shape's queue
   Shape& s = shapes_[r.shape];
   s.queue.erase(r.demand.id);
   if (s.queue.empty()) {

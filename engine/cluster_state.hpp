@@ -164,6 +164,13 @@ class ClusterState {
   // Demand ----------------------------------------------------------------
   DemandId submit(DemandKind kind, std::string owner, std::string label, ResourceSet request,
                   SimTime now);
+  // Pending, and so in pending_queue() for the autoscaler and the status, but
+  // not placed until release_hold(): a Ray task whose runtime env is still
+  // being built waits in PENDING_NODE_ASSIGNMENT whatever it asks for.
+  DemandId submit_held(DemandKind kind, std::string owner, std::string label, ResourceSet request,
+                       SimTime now);
+  // The held demand may now be placed; false if it is not held.
+  bool release_hold(DemandId id);
   // Withdraws a pending demand or releases a placed one. False if unknown.
   bool withdraw(DemandId id);
   std::vector<const Demand*> pending(DemandKind kind) const;  // oldest first
@@ -206,6 +213,7 @@ class ClusterState {
     Demand demand;
     std::uint32_t shape = 0;
     bool placed = false;
+    bool held = false;  // pending, in no shape's queue (submit_held)
   };
 
   std::optional<Placement> fit_on(const Node& n, const ResourceSet& request) const;

@@ -55,7 +55,7 @@ struct AdmissionSnapshot {
   bool slurm_mode = true;
   int worker_jobs = 0;               // jobs squeue lists
   int unregistered_jobs = 0;         // jobs with no registered node
-  int max_workers = 1;
+  int max_workers = 4;  // SlurmWorkers(max_workers=4), slurm_workers.py:57
   WorkerDefaults defaults;
 };
 

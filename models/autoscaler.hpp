@@ -15,7 +15,7 @@ namespace vramsim {
 
 struct AutoscalerConfig {
   int min_workers = 0;
-  int max_workers = 1;
+  int max_workers = 4;  // SlurmWorkers(max_workers=4), slurm_workers.py:57
   Duration scale_up_cooldown = 60 * kSecond;
   Duration scale_down_check_interval = 60 * kSecond;
   Duration scale_down_threshold = 300 * kSecond;

@@ -168,7 +168,10 @@ std::int64_t add_openb_nodes(const std::vector<OpenbNode>& nodes, const OpenbOpt
     ++im.nodes;
     im.gpus += static_cast<std::size_t>(n.gpus);
   }
-  s.control.autoscaler.max_workers = std::max(s.control.autoscaler.max_workers, static_cast<int>(nodes.size()));
+  // Every node is a warm worker: max_workers is at least their count, and
+  // exactly it unless the scenario states more.
+  const int stated = s.max_workers_stated ? s.control.autoscaler.max_workers : 0;
+  s.control.autoscaler.max_workers = std::max(stated, static_cast<int>(nodes.size()));
   im.share_vram_mb = min_vram;
   return min_vram;
 }

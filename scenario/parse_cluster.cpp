@@ -77,6 +77,7 @@ void parse_workers(Obj& co, Scenario& s) {
   auto& as = s.control.autoscaler;
   as.min_workers = static_cast<int>(co.integer("min_workers", as.min_workers, 0, limits::kMaxWorkers));
   as.max_workers = static_cast<int>(co.integer("max_workers", as.max_workers, 0, limits::kMaxWorkers));
+  s.max_workers_stated = co.has("max_workers");
   if (as.max_workers < as.min_workers) co.fail(co.at("max_workers"), "expected max_workers >= min_workers");
   s.initial_worker_size = WorkerJobSize{as.defaults.gpus, as.defaults.cpus, as.defaults.mem_per_cpu_gb,
                                         as.defaults.time_limit, {}, as.defaults.slurm};
@@ -182,6 +183,7 @@ void parse_latency_fields(Obj& lo, Scenario& s) {
   s.slurm.call = parse_latency(lo, "call", s.slurm.call);
   cc.runtime_env_install = parse_latency(lo, "runtime_env_install", cc.runtime_env_install);
   cc.replica_init = parse_latency(lo, "replica_init", cc.replica_init);
+  cc.head_exit = parse_latency(lo, "head_exit", cc.head_exit);
 }
 
 // `latency.from`: a path relative to the scenario file's folder.
@@ -244,10 +246,15 @@ void parse_introspection(Obj& co, ControlConfig& cc) {
   const Json* in = co.get("introspection");
   if (!in) return;
   Obj io(*in, co.at("introspection"), co.file());
+  if (io.has("check_after"))
+    io.fail(io.at("check_after"), "the resource check now awaits the introspection task, as build() does: set "
+                                  "env_build (its pending time) and duration instead of check_after");
+  cc.introspection_env_build = io.duration("env_build", cc.introspection_env_build);
   cc.introspection_duration = io.duration("duration", cc.introspection_duration);
-  cc.introspection_check_after = io.duration("check_after", cc.introspection_check_after);
   cc.introspection_request = ResourceSet{};
-  cc.introspection_request.set(kCPU, io.number("cpus", 1.0, 0, static_cast<double>(limits::kMaxCpus)));
+  // Ray lists a task of num_cpus=0 with no required resources at all.
+  const double cpus = io.number("cpus", 0.0, 0, static_cast<double>(limits::kMaxCpus));
+  if (cpus > 0) cc.introspection_request.set(kCPU, cpus);
   io.finish();
 }
 

@@ -137,6 +137,7 @@ struct Scenario {
   SimSlurmConfig slurm;
   ControlConfig control;
   int initial_workers = 0;
+  bool max_workers_stated = false;  // cluster.max_workers given (else the default, 4)
   std::size_t background_skipped = 0;  // trace jobs left out of the background load
   WorkerJobSize initial_worker_size;   // defaults unless given
   std::vector<WorkerJobSize> warm_workers;  // more warm workers, one per size (a trace's nodes)

@@ -31,6 +31,8 @@ struct SimOptions {
   Duration runtime_env_install = 0;
   Duration ray_stop = 5 * kSecond;
   int max_workers = 1;
+  Duration introspection_env_build = 20 * kSecond;  // the default
+  Duration head_exit = 0;                           // the default
 };
 
 struct Sim {
@@ -72,6 +74,8 @@ struct Sim {
     cfg.autoscaler.max_workers = o.max_workers;
     cfg.autoscaler.scale_down_threshold = o.scale_down_threshold;
     cfg.runtime_env_install = LatencyModel::fixed(o.runtime_env_install);
+    cfg.introspection_env_build = o.introspection_env_build;
+    cfg.head_exit = LatencyModel::fixed(o.head_exit);
     control = std::make_unique<ControlPlane>(loop, *backend, cluster, trace, rng, std::move(policies), cfg);
     control->start();
   }
@@ -217,6 +221,77 @@ TEST(ShutdownWhileQueued, LegacyReturnsEarlyAndTheJobBurnsToItsTimeLimit) {
   EXPECT_EQ(*j.started, 10 * kSecond + 10 * kMinute);
   EXPECT_EQ(*j.ended - *j.started, 4 * kHour) << "the whole allocation burned";
   EXPECT_EQ(sim.of("node_unclaimed").size(), 1u) << "it joined a head that was gone";
+}
+
+// Legacy close_all cancels the creation task without awaiting it and
+// returns; the task's CancelledError handler scancels its own job when the
+// event loop next turns. Whether the job survives is a race with the exit.
+TEST(ShutdownRace, LegacyJobSurvivesWhenTheProcessExitsAsCloseAllReturns) {
+  Sim sim("legacy", {.queue_wait = 10 * kMinute});  // head_exit 0: the default
+  sim.control->deploy(vram_app());
+  sim.loop.run(30 * kSecond);
+  const std::string job = sim.only_job().id;
+  sim.control->shutdown();
+  sim.loop.run(31 * kSecond);
+  ASSERT_EQ(sim.of("creation_cancel_lost").size(), 1u);
+  EXPECT_EQ(sim.of("creation_cancel_lost")[0]["job"], job);
+  EXPECT_EQ(sim.of("shutdown_done")[0]["jobs_left"], strings({job}));
+  EXPECT_TRUE(sim.of("jobs_cancelled").empty());
+  EXPECT_EQ(sim.only_job().life.state(), JobState::Pending) << "the seed's leak";
+}
+
+TEST(ShutdownRace, LegacyCreationTaskCancelsItsJobWhenTheProcessLivesOn) {
+  Sim sim("legacy", {.queue_wait = 10 * kMinute, .head_exit = 5 * kSecond});
+  sim.control->deploy(vram_app());
+  sim.loop.run(30 * kSecond);
+  const std::string job = sim.only_job().id;
+  sim.control->shutdown();
+  sim.loop.run();
+  EXPECT_TRUE(sim.of("creation_cancel_lost").empty());
+  const auto cancelled = sim.of("jobs_cancelled");
+  ASSERT_EQ(cancelled.size(), 1u);
+  EXPECT_EQ(cancelled[0]["by"], "worker creation task");
+  EXPECT_EQ(cancelled[0].t, 30 * kSecond) << "at the loop's next turn, before the exit";
+  ASSERT_EQ(sim.of("shutdown_done").size(), 1u);
+  EXPECT_EQ(sim.of("shutdown_done")[0].t, 35 * kSecond) << "close_all returned at once, then head_exit";
+  EXPECT_EQ(sim.of("shutdown_done")[0]["jobs_left"], Json::array());
+  EXPECT_EQ(sim.only_job().life.state(), JobState::Cancelled) << "no leak";
+  EXPECT_TRUE(sim.of("node_unclaimed").empty());
+}
+
+// The handler only covers the creation task's own job while it waits. A job
+// whose node joined after the last monitor pass has no creation task any
+// more, and close_all reads that pass's status: no node, so legacy returns
+// early and the job survives however long the process lives on. Fixed
+// sweeps it.
+TEST(ShutdownRace, LegacyLeavesAJobWhoseNodeJoinedSinceTheLastPass) {
+  // sbatch at the 10 s pass; queued 6 s, boot 20 s, registration 5 s: the
+  // node joins at 41 s, just after the pass at 40.015 s; the creation task
+  // sees it at its 45 s poll and ends. Shutdown at 47 s.
+  for (const std::string policy : {"legacy", "fixed"}) {
+    Sim sim(policy, {.queue_wait = 6 * kSecond, .head_exit = 5 * kSecond});
+    sim.control->deploy(vram_app());
+    sim.loop.run(47 * kSecond);
+    ASSERT_NE(sim.worker_registered(), nullptr) << policy;
+    EXPECT_EQ(sim.worker_registered()->t, 41 * kSecond) << policy;
+    ASSERT_EQ(sim.of("worker_joined").size(), 1u) << policy;
+    const std::string job = sim.only_job().id;
+    sim.control->shutdown();
+    sim.loop.run(sim.loop.now() + 120 * kSecond);
+    const auto plan = sim.of("shutdown_plan");
+    ASSERT_EQ(plan.size(), 1u) << policy;
+    EXPECT_EQ(plan[0]["drain"], 0) << policy << ": the last pass's status lists no worker";
+    const auto done = sim.of("shutdown_done");
+    ASSERT_EQ(done.size(), 1u) << policy;
+    if (policy == "legacy") {
+      EXPECT_EQ(plan[0]["return_early"], true);
+      EXPECT_EQ(done[0]["jobs_left"], strings({job}));
+      EXPECT_EQ(sim.only_job().life.state(), JobState::Running);
+    } else {
+      EXPECT_EQ(done[0]["jobs_left"], Json::array());
+      EXPECT_EQ(sim.only_job().life.state(), JobState::Cancelled);
+    }
+  }
 }
 
 TEST(ShutdownWhileRunning, FixedDrainsAndLeavesTheQueueEmpty) {
@@ -457,7 +532,7 @@ TEST(Lifecycles, FixedNodeLossMakesRunningAppUnhealthyThenRunningAgain) {
 TEST(Lifecycles, StopWhileDeployingWithdrawsThePendingReplica) {
   Sim sim("fixed");
   sim.control->deploy(vram_app());
-  sim.loop.run(20 * kSecond);  // admitted at 15 s, node not there until 40 s
+  sim.loop.run(30 * kSecond);  // admitted at 25 s, node not there until 40 s
   ASSERT_EQ(sim.control->app("app")->life.state(), AppState::Deploying);
   sim.control->stop_app("app");
   EXPECT_NO_THROW(sim.loop.run(300 * kSecond));
@@ -525,23 +600,74 @@ namespace {
 
 // --- the reference's finer points ---------------------------------------------------------------
 
-// The introspection task runs only once it has a node: on a cold cluster it is
-// placed when the worker registers and finishes 15 s later; the resource check
-// still runs 15 s after submission, with the job in flight.
-TEST(Introspection, RunsOnlyOncePlaced) {
+// AppBuilder._introspect_via_ray_task: num_cpus=0, so Ray lists it with no
+// required resources. Pending while its runtime env builds (20 s), it makes
+// the first monitor pass scale up "with defaults"; then it runs on the head
+// (0 CPUs) for 5 s, and build() awaits it: the resource check follows.
+TEST(Introspection, ZeroCpusPendingWhileItsEnvBuildsScalesUpWithDefaultsThenRunsOnTheHead) {
   Sim sim("fixed");
   sim.control->deploy(vram_app());
   sim.loop.run(300 * kSecond);
-  const SimTime registered = 10 * kSecond + kQueueWait + kNodeBoot + kRegistration;
-  ASSERT_EQ(sim.of("admission").size(), 1u);
-  EXPECT_EQ(sim.of("admission")[0].t, 15 * kSecond);
+  const auto submitted = sim.of("introspection_submitted");
+  ASSERT_EQ(submitted.size(), 1u);
+  EXPECT_TRUE(submitted[0]["resources"].empty()) << submitted[0]["resources"];
+  const auto ups = sim.of("scale_up");
+  ASSERT_EQ(ups.size(), 1u);
+  EXPECT_EQ(ups[0].t, 10 * kSecond) << "the first pass, while the task is pending";
+  EXPECT_TRUE(ups[0]["demand"].empty()) << "scaled up with defaults: " << ups[0]["demand"];
+  EXPECT_EQ(ups[0]["gpus"], 1);
   const auto placed = sim.of("task_placed");
   ASSERT_EQ(placed.size(), 1u);
-  EXPECT_EQ(placed[0].t, registered);
-  const auto done = sim.of("introspection_done");
-  ASSERT_EQ(done.size(), 1u);
-  EXPECT_EQ(done[0].t, registered + 15 * kSecond);
+  EXPECT_EQ(placed[0].t, 20 * kSecond) << "at once when its env exists, on the head of 0 CPUs";
+  EXPECT_EQ(placed[0]["node"], "head");
+  ASSERT_EQ(sim.of("introspection_done").size(), 1u);
+  EXPECT_EQ(sim.of("introspection_done")[0].t, 25 * kSecond);
+  ASSERT_EQ(sim.of("admission").size(), 1u);
+  EXPECT_EQ(sim.of("admission")[0].t, 25 * kSecond) << "awaited: the check follows the task";
+  EXPECT_EQ(sim.of("admission")[0]["reason"], "capacity_in_flight");
   EXPECT_EQ(sim.cluster.pending_count(), 0u);
+}
+
+// Ray caches the baseline env: a later deploy's task asks nothing and runs
+// at once, so it is never pending and scales nothing up.
+TEST(Introspection, TheEnvIsBuiltOncePerRun) {
+  SimOptions o;
+  o.max_workers = 2;
+  Sim sim("fixed", o);
+  sim.control->deploy(vram_app("first"));
+  sim.at(300 * kSecond, [&] { sim.control->deploy(vram_app("second", 4000)); });
+  sim.loop.run(600 * kSecond);
+  const auto submitted = sim.of("introspection_submitted");
+  ASSERT_EQ(submitted.size(), 2u);
+  EXPECT_EQ(submitted[0]["env_build_us"], 20 * kSecond);
+  EXPECT_EQ(submitted[1]["env_build_us"], 0);
+  const auto admission = sim.of("admission");
+  ASSERT_EQ(admission.size(), 2u);
+  EXPECT_EQ(admission[1].t, 305 * kSecond);
+  EXPECT_EQ(admission[1]["reason"], "node_with_room");
+  EXPECT_EQ(sim.of("scale_up").size(), 1u) << "below max_workers, yet nothing pending to scale up for";
+}
+
+// The race the seeds describe needs a monitor pass while the task is
+// pending. An env that builds before the first pass (10 s) leaves no job in
+// flight at the check: legacy then admits on "can spawn a worker".
+TEST(Introspection, AnEnvBuiltBeforeThePassLeavesNoJobInFlightAndLegacyAdmits) {
+  SimOptions quick;
+  quick.introspection_env_build = 5 * kSecond;
+  Sim sim("legacy", quick);
+  sim.control->deploy(vram_app());
+  sim.loop.run(300 * kSecond);
+  ASSERT_EQ(sim.of("admission").size(), 1u);
+  EXPECT_EQ(sim.of("admission")[0].t, 10 * kSecond);
+  EXPECT_EQ(sim.of("admission")[0]["worker_jobs"], 0);
+  EXPECT_EQ(sim.of("admission")[0]["admitted"], true);
+  EXPECT_EQ(sim.of("admission")[0]["reason"], "can_spawn_worker");
+  Sim slow("legacy");  // 20 s: the pass at 10 s falls in it
+  slow.control->deploy(vram_app());
+  slow.loop.run(300 * kSecond);
+  ASSERT_EQ(slow.of("admission").size(), 1u);
+  EXPECT_EQ(slow.of("admission")[0]["worker_jobs"], 1);
+  EXPECT_EQ(slow.of("admission")[0]["admitted"], false);
 }
 
 // Replicas placed on a node before its runtime env for the app exists wait
@@ -563,7 +689,9 @@ TEST(RuntimeEnv, EveryReplicaOnANodeWaitsForTheOneInstall) {
   const auto running = sim.of("replica_running");
   ASSERT_EQ(running.size(), 3u + 4u);
   for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(running[i].t, registered + 100 * kSecond) << i;
-  for (std::size_t i = 3; i < running.size(); ++i) EXPECT_EQ(running[i].t, 215 * kSecond) << i;
+  // The redeploy's introspection: its env cached, it runs 5 s; the app's env
+  // on the node exists, so its replicas run once placed.
+  for (std::size_t i = 3; i < running.size(); ++i) EXPECT_EQ(running[i].t, 205 * kSecond) << i;
 }
 
 // Each replica_placed event shows the node and device after booking that

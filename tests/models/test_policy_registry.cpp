@@ -66,6 +66,7 @@ TEST(PolicySet, PresetsResolveAllFiveModels) {
 TEST(PolicySet, PresetsBehaveAsTheirVariant) {
   const AppDemand app{"app", 1, 0.01, 0, 0};
   AdmissionSnapshot in_flight;
+  in_flight.max_workers = 1;
   in_flight.worker_jobs = 1;
   in_flight.unregistered_jobs = 1;
   EXPECT_FALSE(resolve_policies("legacy").admission->check(app, in_flight).admitted);
@@ -79,6 +80,7 @@ TEST(PolicySet, MixSetsOnlyTheNamedModel) {
   EXPECT_EQ(p.names.at("admission"), "legacy");
   for (const std::string m : {"advertisement", "sizing", "autoscaler", "shutdown"}) EXPECT_EQ(p.names.at(m), "fixed") << m;
   AdmissionSnapshot in_flight;
+  in_flight.max_workers = 1;
   in_flight.worker_jobs = 1;
   in_flight.unregistered_jobs = 1;
   EXPECT_FALSE(p.admission->check(AppDemand{"app", 1, 0.01, 0, 0}, in_flight).admitted);

@@ -115,7 +115,7 @@ TEST(ChromeTrace, RejectionIsAnInstantEvent) {
   for (const auto& e : x.doc["traceEvents"])
     if (e["ph"] == "i" && e["name"] == "rejected at admission") {
       ++rejected;
-      EXPECT_EQ(e["ts"], 15 * kSecond);
+      EXPECT_EQ(e["ts"], 25 * kSecond);  // the check awaits the introspection: env 20 s, run 5 s
       EXPECT_EQ(std::make_pair(e["pid"].get<int>(), e["tid"].get<int>()), t.at("vram-test"));
       EXPECT_EQ(e["args"]["worker_jobs"], 1);
     }
