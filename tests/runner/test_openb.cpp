@@ -296,3 +296,13 @@ TEST(OpenbScenario, AppIdsMustNotCollideWithPods) {
   EXPECT_EQ(e.path(), "$.apps[0].id");
   EXPECT_EQ(e.problem(), "duplicate app id 'p-1'");
 }
+
+// Every openb node is a warm worker: max_workers is their count unless the
+// scenario states more, never the default of 4.
+TEST(OpenbScenario, MaxWorkersIsTheNodeCountUnlessStatedHigher) {
+  EXPECT_EQ(openb_scenario("").control.autoscaler.max_workers, 2);
+  const Scenario more = parse_scenario_text(
+      R"({"cluster": {"mode": "static", "max_workers": 9}, "workload": {"source": "openb", "nodes": "nodes.csv", "pods": "pods.csv"}})",
+      openb_dir() + "/case.json");
+  EXPECT_EQ(more.control.autoscaler.max_workers, 9);
+}

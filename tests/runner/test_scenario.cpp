@@ -232,3 +232,26 @@ TEST(GpuCatalogue, AcceleratorTypeFollowsRaysRule) {
   EXPECT_EQ(ray_accelerator_type("NVIDIA H100 80GB HBM3"), "H100");
   EXPECT_EQ(gpu_catalogue().at("A100-SXM4-40GB").memory_mb, 40960);
 }
+
+// SlurmWorkers(max_workers=4) (slurm_workers.py:57@ad84209): a scenario that
+// does not state it gets 4, one that does gets its own.
+TEST(ScenarioDefaults, MaxWorkersIsFour) {
+  EXPECT_EQ(parse_scenario(Json::parse(R"({"cluster": {}})"), "case.json").control.autoscaler.max_workers, 4);
+  EXPECT_FALSE(parse_scenario(Json::parse(R"({"cluster": {}})"), "case.json").max_workers_stated);
+  const auto one = parse_scenario(Json::parse(R"({"cluster": {"max_workers": 1}})"), "case.json");
+  EXPECT_EQ(one.control.autoscaler.max_workers, 1);
+  EXPECT_TRUE(one.max_workers_stated);
+}
+
+// build() awaits the introspection task: a fixed delay to the check is gone,
+// and a scenario still giving one is told what replaced it.
+TEST(ScenarioValidation, IntrospectionCheckAfterIsRefusedWithWhatReplacedIt) {
+  auto e = parse_error(R"({"cluster": {"introspection": {"check_after": "15s"}}})");
+  EXPECT_EQ(e.path(), "$.cluster.introspection.check_after");
+  EXPECT_NE(e.problem().find("env_build"), std::string::npos) << e.problem();
+  auto s = parse_scenario(Json::parse(R"({"cluster": {"introspection": {"env_build": "7s", "cpus": 2}}})"), "case.json");
+  EXPECT_EQ(s.control.introspection_env_build, 7 * kSecond);
+  EXPECT_EQ(s.control.introspection_request.get(kCPU), 2.0);
+  auto zero = parse_scenario(Json::parse(R"({"cluster": {"introspection": {"cpus": 0}}})"), "case.json");
+  EXPECT_TRUE(zero.control.introspection_request.empty()) << "num_cpus=0: no required resources, as Ray lists it";
+}
