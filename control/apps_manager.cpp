@@ -102,10 +102,13 @@ AdmissionSnapshot AppsManager::admission_snapshot() const {
   s.defaults = cfg_.autoscaler.defaults;
   s.nodes = HeadroomList::view(cluster_);
   if (cfg_.slurm_mode) {
+    // _check_resources counts get_num_worker_jobs(): squeue minus the
+    // deletions in progress.
     for (const auto& j : backend_.list_jobs()) {
       ++s.worker_jobs;
       if (!cluster_.node_for_job(j.id)) ++s.unregistered_jobs;
     }
+    if (worker_jobs_) s.worker_jobs = worker_jobs_();
   }
   return s;
 }

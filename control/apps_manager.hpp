@@ -11,6 +11,7 @@
 // node's replicas O(their count). Nothing here walks every node but the GPU
 // view, cached until nodes join or leave.
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,6 +42,10 @@ class AppsManager {
   // cancelled, every app is undeployed, introspection tasks are withdrawn.
   void undeploy_all();
 
+  // How the resource check counts worker jobs (get_num_worker_jobs, the
+  // workers monitor's); without it, every job squeue lists.
+  void count_worker_jobs_with(std::function<int()> count) { worker_jobs_ = std::move(count); }
+
   const std::map<std::string, AppRecord>& apps() const { return apps_; }
   const AppRecord* app(const std::string& id) const;
 
@@ -69,6 +74,7 @@ class AppsManager {
   const ControlConfig& cfg_;
   ReplicaMemory& memory_;
 
+  std::function<int()> worker_jobs_;
   std::map<std::string, AppRecord> apps_;  // never erased from: records never move
   std::deque<std::string> deploy_queue_;
   bool deploy_lock_ = false;

@@ -11,6 +11,7 @@ ControlPlane::ControlPlane(Executor& exec, ClusterBackend& backend, ClusterState
       monitor_(ctx_, memory_),
       shutdown_(ctx_, apps_, monitor_) {
   backend.set_listener(this);
+  apps_.count_worker_jobs_with([this] { return monitor_.worker_jobs(); });
 }
 
 void ControlPlane::start() { monitor_.start(); }

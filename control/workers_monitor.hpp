@@ -50,6 +50,9 @@ class WorkersMonitor {
   // Whether the cluster status as the last monitor pass saw it lists the
   // node (see last_status_): what `close_all` reads as the workers.
   bool listed_in_status(const std::string& node_id) const;
+  // SlurmWorkers.get_num_worker_jobs: squeue's worker jobs minus the
+  // deletions in progress (what the autoscaler and the admission check count).
+  int worker_jobs() const;
   // Jobs listed now that no scancel of this process asked to leave: what a
   // process exiting now leaves behind.
   std::vector<std::string> jobs_not_cancelled() const;
@@ -65,7 +68,6 @@ class WorkersMonitor {
   void schedule_tick(Duration delay);
   void tick();
   void sample_status();  // the pass's sample into history_
-  int worker_jobs() const;
   void scale_up(const ScaleDecision& d, SimTime now, int worker_jobs);
   void poll_creation(const std::string& job_id);
   void wait_node_gone(const std::string& node_id, const std::string& job_id, SimTime deadline,

@@ -245,3 +245,29 @@ TEST(ScaleDownBySeedFigure, ScancelComesThresholdPlusTheStopWaitPlusThePhase) {
   auto r = run_text(edge, after + R"(, "within": "102250ms", "count": 1}])");
   EXPECT_TRUE(only(r).held) << only(r).why;
 }
+
+// get_num_worker_jobs (slurm_workers.py:926@ad84209): the resource check
+// counts squeue's jobs minus the deletions in progress. A 4-CPU warm worker
+// idle past its 30 s threshold is being stopped from 70.03 s (its wait runs
+// to about 82 s); an 8-CPU app checked at 75 s finds no node with room, and
+// with the stopping job not counted max_workers=1 leaves room to spawn one.
+TEST(AdmissionCount, DeletionsInProgressAreNotCountedAgainstMaxWorkers) {
+  const std::string text = R"({
+    "horizon": "5m",
+    "cluster": {"max_workers": 1, "initial_workers": {"count": 1, "cpus": 4},
+                "worker_defaults": {"cpus": 16},
+                "partition": [{"count": 2, "cpus": 16, "memory_gb": 256, "gpus": 1, "gpu": "A100-SXM4-40GB"}],
+                "autoscaler": {"scale_down_threshold": "30s"},
+                "introspection": {"env_build": "0s"}},
+    "apps": [{"id": "c", "cpus": 8, "deploy_at": "70s"}],
+    "expect": EXPECT})";
+  const std::string expect = R"([{"event": "scale_down", "within": "71s", "count": 1},
+    {"event": "admission", "match": {"app": "c", "admitted": true, "reason": "can_spawn_worker", "worker_jobs": 0},
+     "within": "75s", "count": 1}])";
+  for (const std::string policy : {"legacy", "fixed"}) {
+    auto r = run_text(text, expect, policy);
+    ASSERT_EQ(r.expectations.size(), 2u);
+    EXPECT_TRUE(r.expectations[0].held) << policy << ": " << r.expectations[0].why;
+    EXPECT_TRUE(r.expectations[1].held) << policy << ": " << r.expectations[1].why;
+  }
+}
