@@ -7,6 +7,7 @@
 // scenario through `vramsim run`).
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -18,7 +19,18 @@
 namespace vramsim {
 namespace {
 
-std::size_t scale_down_run(int nodes) {
+// Wall seconds of the two phases of one run.
+struct Phases {
+  double warm_s = 0;       // building the cluster until every warm worker registered
+  double scale_down_s = 0; // the rest: the checks, N stops, N cancels
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::size_t scale_down_run(int nodes, Phases& phases) {
+  const auto t0 = std::chrono::steady_clock::now();
   EventLoop loop;
   RandomStreams rng{1};
   TraceRecorder trace;
@@ -43,7 +55,11 @@ std::size_t scale_down_run(int nodes) {
   size.mem_per_cpu_gb = 16;
   for (int i = 0; i < nodes; ++i) backend.start_warm_worker(size);
   control.start();
+  loop.run(1 * kSecond);  // the warm workers register at t=0
+  phases.warm_s = seconds_since(t0);
+  const auto t1 = std::chrono::steady_clock::now();
   loop.run(15 * kMinute);
+  phases.scale_down_s = seconds_since(t1);
   std::size_t cancelled = 0;
   for (const auto& [id, job] : backend.jobs())
     if (job.life.state() == JobState::Cancelled) ++cancelled;
@@ -55,8 +71,11 @@ std::size_t scale_down_run(int nodes) {
 
 void BM_ScaleDownWarmIdle(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
-  for (auto _ : state) benchmark::DoNotOptimize(scale_down_run(nodes));
+  Phases phases;
+  for (auto _ : state) benchmark::DoNotOptimize(scale_down_run(nodes, phases));
   state.counters["nodes"] = nodes;
+  state.counters["warm_ms"] = phases.warm_s * 1e3;
+  state.counters["scale_down_ms"] = phases.scale_down_s * 1e3;
 }
 BENCHMARK(BM_ScaleDownWarmIdle)->Arg(1000)->Arg(10000)->Arg(100000)->Iterations(1)->Unit(benchmark::kMillisecond);
 

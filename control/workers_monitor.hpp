@@ -15,7 +15,8 @@
 // stopped at once cost O(N log N), not O(N^2).
 #include <functional>
 #include <map>
-#include <set>
+#include <unordered_map>
+#include <unordered_set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -90,7 +91,7 @@ class WorkersMonitor {
   bool creation_submitting_ = false;  // sbatch not answered yet
   std::optional<SimTime> last_scale_up_;
   std::optional<SimTime> last_scale_down_check_;  // none: never, as the epoch is for the real loop
-  std::map<std::string, std::string> deletions_;  // node -> job being stopped
+  std::unordered_map<std::string, std::string> deletions_;  // node -> job being stopped (never iterated)
   // The cluster status is a snapshot each monitor pass takes
   // (`RayCluster.status`: the newest entry `monitor_cluster` appended), and
   // the wait for a stopped node to leave polls that snapshot, not the
@@ -99,8 +100,8 @@ class WorkersMonitor {
   // frozen, so each graceful stop waits its whole grace period.
   std::optional<SimTime> last_status_;
   int consecutive_errors_ = 0;  // passes in a row that raised (autoscaler_error)
-  std::map<std::string, SimTime> stopping_left_at_;  // nodes being stopped that left, and when
-  std::set<std::string> cancel_requested_;  // jobs this process has scancelled
+  std::unordered_map<std::string, SimTime> stopping_left_at_;  // nodes being stopped that left, and when
+  std::unordered_set<std::string> cancel_requested_;  // jobs this process has scancelled
 };
 
 }  // namespace vramsim
