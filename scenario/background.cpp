@@ -16,6 +16,7 @@ BackgroundLoad load_background(const BackgroundSpec& spec, const std::vector<Par
     for (const auto& t : partition) cpn = std::min<std::int64_t>(cpn, t.cpus);
   }
   BackgroundLoad load;
+  load.warnings = trace.warnings;
   load.read = trace.jobs.size();
   std::int64_t from = spec.from_s.value_or(0);
   if (!spec.from_s && !trace.jobs.empty()) {
@@ -36,7 +37,7 @@ BackgroundLoad load_background(const BackgroundSpec& spec, const std::vector<Par
       ++load.before_start;
       continue;
     }
-    if (j.run_time <= 0 || procs <= 0) {
+    if (j.run_time < 0 || procs <= 0) {  // a run time of 0 is a job of 0 s
       ++load.no_run_time;
       continue;
     }

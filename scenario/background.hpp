@@ -24,6 +24,7 @@ struct BackgroundSpec {
 struct BackgroundLoad {
   std::vector<BackgroundJob> jobs;  // by submit time
   std::size_t read = 0, before_start = 0, no_run_time = 0, too_wide = 0;
+  std::vector<std::string> warnings;  // the trace's unreadable header lines
 };
 
 // Throws WorkloadError on a malformed or unreadable trace.

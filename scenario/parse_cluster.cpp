@@ -165,6 +165,7 @@ void parse_background(Obj& co, Scenario& s) {
                                   " background jobs, the trace has " + std::to_string(load.jobs.size()));
     s.slurm.background = std::move(load.jobs);
     s.background_skipped = load.before_start + load.no_run_time + load.too_wide;
+    s.warnings.insert(s.warnings.end(), load.warnings.begin(), load.warnings.end());
   } catch (const WorkloadError& e) {
     bo.fail(bo.at("path"), e.what());
   }

@@ -22,6 +22,9 @@ std::unique_ptr<ReplayCommand> add_replay_command(CLI::App& app) {
   r->add_option("--scheduler", c->scheduler, "fcfs | easy (default fcfs)");
   r->add_option("--jobs-csv", c->jobs_csv, "write job_id,submit,start,end per replayed job to this file");
   r->add_option("--limit", c->limit, "replay only the first N jobs of the file (default all)");
+  r->add_option("--estimate", c->estimate,
+                "EASY's estimate where a job states no requested time: requested (its run time) | runtime (always the "
+                "run time) | user-median:K | limit:D (default requested)");
   return c;
 }
 
@@ -41,16 +44,20 @@ int run_replay_command(const ReplayCommand& c) {
     return fail("--procs: expected a positive number of processors, got " + std::to_string(c.procs));
   if (c.sub->count("--limit") && c.limit < 1)
     return fail("--limit: expected a positive number of jobs, got " + std::to_string(c.limit));
+  std::string estimate_error;
+  const auto estimate = parse_estimate_rule(c.estimate, estimate_error);
+  if (!estimate) return fail("--estimate: " + estimate_error);
   try {
     const bool json = std::filesystem::path(c.trace).extension() == ".json";
     const SwfTrace trace = json ? load_batsim(c.trace, c.limit) : load_swf(c.trace, c.limit);
+    for (const auto& w : trace.warnings) std::cerr << "vramsim replay: warning: " << w << "\n";
     std::int64_t procs = c.procs;
     if (procs == 0) {
       if (!trace.header.max_procs)
         return fail(c.trace + ": MaxProcs: the header has none; expected --procs N");  // Batsim: nb_res is required
       procs = *trace.header.max_procs;
     }
-    const ReplayResult r = replay_swf(trace, procs, policy);
+    const ReplayResult r = replay_swf(trace, procs, policy, *estimate);
     if (!c.jobs_csv.empty()) {
       std::ostringstream csv;
       write_jobs_csv(r, csv);

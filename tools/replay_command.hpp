@@ -12,7 +12,7 @@ namespace vramsim {
 
 struct ReplayCommand {
   CLI::App* sub = nullptr;
-  std::string trace, scheduler = "fcfs", jobs_csv;
+  std::string trace, scheduler = "fcfs", jobs_csv, estimate = "requested";
   std::int64_t procs = 0;  // 0: the trace's MaxProcs
   std::size_t limit = 0;   // 0: every job
 };

@@ -113,6 +113,7 @@ int main(int argc, char** argv) {
 
   try {
     const Scenario sc = load_scenario(scenario_path);
+    for (const auto& w : sc.warnings) std::cerr << "vramsim: warning: " << w << "\n";
     if (run->parsed()) {
       RunOptions opt;
       if (*seed_opt) opt.seed = seed;

@@ -1,28 +1,99 @@
 #include "workload/replay.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <numeric>
 #include <ostream>
+#include <queue>
 #include <stdexcept>
+#include <unordered_map>
+
+#include "engine/time.hpp"
 
 namespace vramsim {
 
-ReplayResult replay_swf(const SwfTrace& trace, std::int64_t procs, PartitionPolicy policy) {
+namespace {
+
+// The running median of one user's run times: a max-heap of the lower half,
+// a min-heap of the upper half, O(log n) per job.
+class RunningMedian {
+ public:
+  bool empty() const { return lo_.empty(); }
+  void add(std::int64_t v) {
+    if (lo_.empty() || v <= lo_.top()) lo_.push(v); else hi_.push(v);
+    if (lo_.size() > hi_.size() + 1) { hi_.push(lo_.top()); lo_.pop(); }
+    if (hi_.size() > lo_.size()) { lo_.push(hi_.top()); hi_.pop(); }
+  }
+  double median() const {
+    return lo_.size() > hi_.size() ? static_cast<double>(lo_.top())
+                                   : (static_cast<double>(lo_.top()) + static_cast<double>(hi_.top())) / 2;
+  }
+
+ private:
+  std::priority_queue<std::int64_t> lo_;
+  std::priority_queue<std::int64_t, std::vector<std::int64_t>, std::greater<>> hi_;
+};
+
+// The longest partition limit an estimate rule takes.
+constexpr Duration kMaxLimit = 365LL * 24 * 3600 * kSecond;
+
+}  // namespace
+
+std::optional<EstimateRule> parse_estimate_rule(const std::string& text, std::string& error) {
+  EstimateRule r;
+  const auto colon = text.find(':');
+  const std::string kind = text.substr(0, colon), arg = colon == std::string::npos ? "" : text.substr(colon + 1);
+  if ((kind == "requested" || kind == "runtime") && colon == std::string::npos) {
+    r.kind = kind == "requested" ? EstimateRule::Kind::Requested : EstimateRule::Kind::Runtime;
+    return r;
+  }
+  if (kind == "user-median" && colon != std::string::npos) {
+    double k = 0;
+    const auto [p, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), k);
+    if (ec != std::errc() || p != arg.data() + arg.size() || !(k > 0) || k > 1000) {
+      error = "user-median:K: expected K a number in (0, 1000], got '" + arg + "'";
+      return std::nullopt;
+    }
+    r.kind = EstimateRule::Kind::UserMedian;
+    r.factor = k;
+    return r;
+  }
+  if (kind == "limit" && colon != std::string::npos) {
+    const auto d = parse_duration(arg);
+    if (!d || *d < kSecond || *d > kMaxLimit) {
+      error = "limit:D: expected D a duration from 1s to 365d (such as 4h), got '" + arg + "'";
+      return std::nullopt;
+    }
+    r.kind = EstimateRule::Kind::Limit;
+    r.limit_s = *d / kSecond;
+    return r;
+  }
+  error = "expected requested, runtime, user-median:K or limit:D, got '" + text + "'";
+  return std::nullopt;
+}
+
+ReplayResult replay_swf(const SwfTrace& trace, std::int64_t procs, PartitionPolicy policy, EstimateRule estimate) {
   if (procs < 1) throw std::invalid_argument("expected at least 1 processor");
   ReplayResult r;
   r.procs = procs;
   r.policy = policy;
   r.kill_at_req_time = trace.kill_at_req_time;
+  r.estimate_rule = estimate;
+  r.partial_lines = trace.partial_lines;
+  r.log_max_procs = trace.header.max_procs;
+  r.log_max_nodes = trace.header.max_nodes;
   struct Pending {
     std::size_t slot;  // index into r.jobs
     PartitionJob job;
+    std::int64_t user, req_time;
   };
   std::vector<Pending> pending;
   pending.reserve(trace.jobs.size());
   for (const SwfJob& j : trace.jobs) {
     const std::int64_t p = replay_procs(j);
-    if (j.run_time <= 0) {
+    if (j.run_time < 0) {  // -1: unknown; 0 is a job that ran for 0 s
       ++r.skipped_no_run_time;
     } else if (p <= 0) {
       ++r.skipped_no_procs;
@@ -34,9 +105,8 @@ ReplayResult replay_swf(const SwfTrace& trace, std::int64_t procs, PartitionPoli
       pj.id = static_cast<std::int64_t>(r.jobs.size());
       pj.procs = p;
       pj.run_time = j.run_time;
-      pj.estimate = replay_estimate(j);
       pj.time_limit = replay_time_limit(trace, j);
-      pending.push_back({r.jobs.size(), pj});
+      pending.push_back({r.jobs.size(), pj, j.user, j.req_time});
       r.jobs.push_back({j.id, j.submit, -1, -1, p, j.wait});
     }
   }
@@ -44,6 +114,29 @@ ReplayResult replay_swf(const SwfTrace& trace, std::int64_t procs, PartitionPoli
   std::stable_sort(pending.begin(), pending.end(), [&](const Pending& a, const Pending& b) {
     return r.jobs[a.slot].submit < r.jobs[b.slot].submit;
   });
+  // Estimates, in submit order: a user's median sees only earlier jobs.
+  std::unordered_map<std::int64_t, RunningMedian> by_user;
+  for (Pending& p : pending) {
+    PartitionJob& pj = p.job;
+    if (estimate.kind == EstimateRule::Kind::Runtime) {
+      pj.estimate = pj.run_time;
+      ++r.estimates.run_time;
+    } else if (p.req_time > 0) {
+      pj.estimate = p.req_time;
+      ++r.estimates.requested;
+    } else if (estimate.kind == EstimateRule::Kind::Limit) {
+      pj.estimate = estimate.limit_s;
+      ++r.estimates.limit;
+    } else if (auto u = by_user.find(p.user);
+               estimate.kind == EstimateRule::Kind::UserMedian && p.user >= 0 && u != by_user.end()) {
+      pj.estimate = static_cast<std::int64_t>(std::ceil(estimate.factor * u->second.median()));
+      ++r.estimates.user_median;
+    } else {
+      pj.estimate = pj.run_time;
+      ++r.estimates.run_time;
+    }
+    if (estimate.kind == EstimateRule::Kind::UserMedian && p.user >= 0) by_user[p.user].add(pj.run_time);
+  }
   PartitionScheduler::Callbacks cb;
   cb.on_start = [&](const PartitionJob& j, std::int64_t t) { r.jobs[static_cast<std::size_t>(j.id)].start = t; };
   cb.on_end = [&](const PartitionJob& j, std::int64_t t, PartitionOutcome o) {
@@ -85,7 +178,41 @@ double median(std::vector<std::int64_t> v) {
   return (lo + hi) / 2;
 }
 
+// The slowdown's bound: jobs shorter than this count as this long.
+constexpr double kSlowdownBound = 10.0;
+
+double bounded_slowdown(double wait, double run) {
+  return std::max(1.0, (wait + run) / std::max(run, kSlowdownBound));
+}
+
 }  // namespace
+
+LogComparison compare_with_log(const ReplayResult& r) {
+  LogComparison c;
+  long double abs_err = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, bs = 0, bl = 0;
+  for (const auto& j : r.jobs) {
+    if (j.recorded_wait < 0) continue;
+    const long double x = static_cast<long double>(j.start - j.submit), y = static_cast<long double>(j.recorded_wait);
+    const double run = static_cast<double>(j.end - j.start);
+    ++c.jobs;
+    abs_err += x > y ? x - y : y - x;
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    syy += y * y;
+    sxy += x * y;
+    bs += bounded_slowdown(static_cast<double>(x), run);
+    bl += bounded_slowdown(static_cast<double>(y), run);
+  }
+  if (c.jobs == 0) return c;
+  const long double n = static_cast<long double>(c.jobs);
+  c.mean_abs_error_s = static_cast<double>(abs_err / n);
+  c.bounded_slowdown_sim = static_cast<double>(bs / n);
+  c.bounded_slowdown_log = static_cast<double>(bl / n);
+  const long double vx = n * sxx - sx * sx, vy = n * syy - sy * sy;
+  if (vx > 0 && vy > 0) c.correlation = static_cast<double>((n * sxy - sx * sy) / std::sqrt(vx * vy));
+  return c;
+}
 
 void print_replay_summary(const ReplayResult& r, const std::string& trace_name, std::ostream& out) {
   char buf[256];
@@ -97,6 +224,29 @@ void print_replay_summary(const ReplayResult& r, const std::string& trace_name, 
                 "partition)\n",
                 r.jobs.size(), r.skipped(), r.skipped_no_run_time, r.skipped_no_procs, r.skipped_too_wide);
   out << buf;
+  if (r.log_max_procs || r.log_max_nodes) {
+    std::string machine = "log machine:";
+    if (r.log_max_procs) machine += " MaxProcs " + std::to_string(*r.log_max_procs);
+    if (r.log_max_nodes) machine += std::string(r.log_max_procs ? "," : "") + " MaxNodes " + std::to_string(*r.log_max_nodes);
+    out << machine << "\n";
+  }
+  if (r.log_max_procs && *r.log_max_procs != r.procs)
+    out << "note: " << r.procs << " processors here, " << *r.log_max_procs
+        << " in the log: the recorded waits belong to another machine\n";
+  if (r.policy == PartitionPolicy::Easy) {
+    std::snprintf(buf, sizeof buf, "estimates: %zu requested time, %zu run time (perfect foresight)",
+                  r.estimates.requested, r.estimates.run_time);
+    std::string line = buf;
+    if (r.estimates.user_median) line += ", " + std::to_string(r.estimates.user_median) + " user median";
+    if (r.estimates.limit) line += ", " + std::to_string(r.estimates.limit) + " partition limit";
+    out << line << "\n";
+  }
+  if (r.partial_lines) {
+    std::snprintf(buf, sizeof buf,
+                  "partial executions: %zu line(s) of status 2, 3 or 4, each part of its job's summary line\n",
+                  r.partial_lines);
+    out << buf;
+  }
   if (r.kill_at_req_time) {
     std::size_t killed = 0;
     for (const auto& j : r.jobs) killed += j.timed_out;
@@ -123,6 +273,14 @@ void print_replay_summary(const ReplayResult& r, const std::string& trace_name, 
                   mean(rec), median(sim), median(rec));
     out << buf;
     std::snprintf(buf, sizeof buf, "  (over the %zu jobs with a recorded wait)\n", rec.size());
+    out << buf;
+    const LogComparison c = compare_with_log(r);
+    char cor[48] = "- (a wait that does not vary)";
+    if (c.correlation) std::snprintf(cor, sizeof cor, "%.4f", *c.correlation);
+    std::snprintf(buf, sizeof buf, "per job: mean absolute error %.1f s, correlation %s\n", c.mean_abs_error_s, cor);
+    out << buf;
+    std::snprintf(buf, sizeof buf, "bounded slowdown (10 s): simulated %.2f, recorded %.2f\n", c.bounded_slowdown_sim,
+                  c.bounded_slowdown_log);
     out << buf;
   } else {
     std::snprintf(buf, sizeof buf, "  mean           %14.1f %12s\n  median         %14.1f %12s\n", mean(sim_all), "-",

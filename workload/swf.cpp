@@ -1,5 +1,6 @@
 #include "workload/swf.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -74,16 +75,36 @@ class LineParser {
   std::size_t line_;
 };
 
-// "; Key: value" header lines; only the keys vramsim uses are read.
-void parse_header_line(std::string_view body, const LineParser& lp, SwfHeader& h) {
+// "; Key: value" header lines: every value is kept as text; MaxProcs and
+// MaxNodes are read as the positive number they start with. A line without
+// a colon is a free comment (or a continuation of the line before).
+void parse_header_line(std::string_view body, const std::string& file, std::size_t line, SwfTrace& t) {
   const auto colon = body.find(':');
   if (colon == std::string_view::npos) return;
   const std::string_view key = trim(body.substr(0, colon));
   const std::string_view value = trim(body.substr(colon + 1));
-  std::optional<std::int64_t>* slot = key == "MaxProcs" ? &h.max_procs : key == "MaxNodes" ? &h.max_nodes : nullptr;
+  // Keys are capitalised words (Version, MaxProcs, UnixStartTime); anything
+  // else with a colon is prose, or a continued line's URL.
+  const bool word = !key.empty() && key.front() >= 'A' && key.front() <= 'Z' &&
+                    std::all_of(key.begin(), key.end(), [](char c) {
+                      return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+                    });
+  if (!word) return;
+  t.header.fields.emplace_back(std::string(key), std::string(value));
+  std::optional<std::int64_t>* slot =
+      key == "MaxProcs" ? &t.header.max_procs : key == "MaxNodes" ? &t.header.max_nodes : nullptr;
   if (!slot) return;
-  const std::int64_t v = lp.integer(value, key);
-  if (v < 1) lp.fail(key, "expected a positive integer, got " + quote(value));
+  std::int64_t v = 0;
+  const auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  const bool number = ec == std::errc() && p != value.data();
+  // The number ends at a space or the end: "400 (48 interactive)" reads 400,
+  // "4x100" no number.
+  const bool whole = number && (p == value.data() + value.size() || is_space(*p));
+  if (!whole || v < 1 || v > kMaxValue) {
+    t.warnings.push_back(file + ":" + std::to_string(line) + ": " + std::string(key) +
+                         ": expected a positive number first, got " + quote(value) + "; the field is ignored");
+    return;
+  }
   *slot = v;
 }
 
@@ -142,12 +163,17 @@ SwfTrace parse_swf(std::string_view text, const std::string& file, std::size_t l
     text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
     const std::string_view s = trim(raw);
     if (s.empty()) continue;
-    const LineParser lp(file, line);
     if (s.front() == ';') {
-      parse_header_line(s.substr(1), lp, t.header);
+      parse_header_line(s.substr(1), file, line, t);
       continue;
     }
-    t.jobs.push_back(parse_job_line(s, lp, line));
+    const LineParser lp(file, line);
+    SwfJob j = parse_job_line(s, lp, line);
+    if (j.status >= 2 && j.status <= 4) {
+      ++t.partial_lines;
+      continue;
+    }
+    t.jobs.push_back(j);
   }
   return t;
 }

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace vramsim {
@@ -52,9 +53,12 @@ struct SwfJob {
   std::size_t line = 0;         // where it was read, for later messages
 };
 
-// The header fields vramsim reads from the comments.
+// The header: "; Key: value" comment lines. Informational in SWF, so a
+// value is kept as its text; MaxProcs and MaxNodes are also read as the
+// number they start with ("; MaxNodes: 400 (48 interactive, ...)").
 struct SwfHeader {
   std::optional<std::int64_t> max_procs, max_nodes;
+  std::vector<std::pair<std::string, std::string>> fields;  // key, value text; in file order
 };
 
 // A list of batch jobs: read from SWF, or from another format into the
@@ -62,7 +66,14 @@ struct SwfHeader {
 struct SwfTrace {
   std::string file;
   SwfHeader header;
-  std::vector<SwfJob> jobs;  // in file order
+  std::vector<SwfJob> jobs;  // in file order; partial executions left out
+  // Lines of status 2, 3 or 4: the partial executions of a checkpointed or
+  // swapped job, whose summary line (status 0, 1 or 5) is the job (SWF 2.2).
+  std::size_t partial_lines = 0;
+  // Header lines read with a problem (a MaxProcs with no number, ...): one
+  // line each, "file:line: Key: what", for the caller to print. Comments
+  // never refuse a log.
+  std::vector<std::string> warnings;
   // The source kills a job at its requested time (Batsim's walltime); in
   // SWF the recorded run time is what happened, so it is replayed whole.
   bool kill_at_req_time = false;

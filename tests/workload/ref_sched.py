@@ -18,7 +18,8 @@ import tempfile
 
 
 def read_swf(path, limit):
-    """The jobs of an SWF file, in file order; comments and blank lines skipped."""
+    """The jobs of an SWF file, in file order; comments, blank lines and the
+    partial-execution lines of checkpointed jobs (status 2, 3, 4) skipped."""
     jobs = []
     with open(path) as f:
         for line in f:
@@ -26,6 +27,8 @@ def read_swf(path, limit):
             if not s or s.startswith(";"):
                 continue
             x = s.split()
+            if int(x[10]) in (2, 3, 4):
+                continue
             jobs.append({"id": int(x[0]), "submit": int(x[1]), "run": int(x[3]),
                          "alloc": int(x[4]), "req_procs": int(x[7]), "req_time": int(x[8])})
             if limit and len(jobs) == limit:
@@ -54,11 +57,12 @@ def read_batsim(path, limit):
 
 
 def replayable(jobs, n):
-    """Jobs with a run time > 0 and 1..n processors (allocated, else requested)."""
+    """Jobs with a known run time (0 included) and 1..n processors (allocated,
+    else requested)."""
     out = []
     for j in jobs:
         procs = j["alloc"] if j["alloc"] > 0 else j["req_procs"]
-        if j["run"] <= 0 or procs <= 0 or procs > n:
+        if j["run"] < 0 or procs <= 0 or procs > n:
             continue
         estimate = j["req_time"] if j["req_time"] > 0 else j["run"]
         limit = j.get("limit", -1)

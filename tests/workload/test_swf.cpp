@@ -5,6 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "workload/swf.hpp"
 
@@ -127,10 +130,76 @@ TEST(Swf, JobIdAndSubmitMustBeKnown) {
             "t.swf:1: submit_time: expected a submit time >= 0, got -1");
 }
 
-TEST(Swf, BadHeaderValue) {
-  EXPECT_EQ(error_of("; MaxProcs: lots\n"), "t.swf:1: MaxProcs: expected an integer (-1 for unknown), got 'lots'");
-  EXPECT_EQ(error_of(";\n; MaxNodes: 0\n"), "t.swf:2: MaxNodes: expected a positive integer, got '0'");
-  EXPECT_EQ(error_of("; MaxProcs: -1\n"), "t.swf:1: MaxProcs: expected a positive integer, got '-1'");
+// SWF header lines are informational: a value that is not a number is kept
+// as text and named in one warning, never a reason to refuse the log.
+TEST(Swf, AnUnreadableHeaderValueWarnsAndTheLogStillLoads) {
+  const SwfTrace t = parse_swf(std::string("; MaxProcs: lots\n;\n; MaxNodes: 0\n; MaxProcs: -1\n; MaxNodes: 4x100\n") +
+                                   kRow + "\n",
+                               "t.swf");
+  EXPECT_EQ(t.jobs.size(), 1u);
+  EXPECT_FALSE(t.header.max_procs);
+  EXPECT_FALSE(t.header.max_nodes);
+  EXPECT_EQ(t.warnings, (std::vector<std::string>{
+                            "t.swf:1: MaxProcs: expected a positive number first, got 'lots'; the field is ignored",
+                            "t.swf:3: MaxNodes: expected a positive number first, got '0'; the field is ignored",
+                            "t.swf:4: MaxProcs: expected a positive number first, got '-1'; the field is ignored",
+                            "t.swf:5: MaxNodes: expected a positive number first, got '4x100'; the field is ignored"}));
+}
+
+// Real archive logs write free text after the number. Headers in the styles
+// of the Parallel Workloads Archive: the number is read, the text is kept,
+// continuation lines and prose with colons are not fields.
+TEST(Swf, ArchiveHeadersWithTextAfterTheNumberAreRead) {
+  const std::string paragon =
+      "; Version: 2.2\n"
+      "; Computer: Intel Paragon\n"
+      "; Installation: San Diego Supercomputer Center (SDSC)\n"
+      "; Information: http://www.sdsc.edu/\n"
+      ";              http://www.cs.huji.ac.il/labs/parallel/workload/\n"
+      "; MaxJobs: 32135\n"
+      "; MaxNodes: 400 (48 interactive, 352 batch, of them 64 with 32 MB)\n"
+      "; MaxProcs: 400\n"
+      "; Note: the interactive partition: jobs of at most 1 hour\n"
+      ";\n";
+  const SwfTrace p = parse_swf(paragon + kRow + "\n", "SDSC-Par-1995.swf");
+  EXPECT_TRUE(p.warnings.empty()) << p.warnings.front();
+  EXPECT_EQ(p.header.max_nodes, 400);
+  EXPECT_EQ(p.header.max_procs, 400);
+  ASSERT_EQ(p.header.fields.size(), 8u) << "the URL continuation is no field";
+  EXPECT_EQ(p.header.fields[5], (std::pair<std::string, std::string>{
+                                    "MaxNodes", "400 (48 interactive, 352 batch, of them 64 with 32 MB)"}));
+  EXPECT_EQ(p.header.fields[7].first, "Note");
+  EXPECT_EQ(p.jobs.size(), 1u);
+
+  const std::string cluster =
+      "; Version: 2.2\n"
+      "; Computer: Linux cluster\n"
+      "; MaxNodes: 120\n"
+      "; MaxProcs: 240 (2 per node)\n"
+      "; MaxQueues: 3\n"
+      "; Queue: 1 normal\n"
+      "; Note: Scheduler is Maui: see http://example.org/maui\n";
+  const SwfTrace c = parse_swf(cluster + kRow + "\n", "HPC2N-2002.swf");
+  EXPECT_TRUE(c.warnings.empty());
+  EXPECT_EQ(c.header.max_nodes, 120);
+  EXPECT_EQ(c.header.max_procs, 240);
+}
+
+// SWF's status field: 2 (partial execution, to be continued), 3 (last
+// partial, completed) and 4 (last partial, failed) mark the lines of a
+// checkpointed or swapped job; its summary line (1, 0 or 5) is the job.
+TEST(Swf, PartialExecutionLinesAreNotJobs) {
+  const std::string text =
+      "1 0 0 30 4 -1 -1 4 60 -1 1 1 1 -1 -1 -1 -1 -1\n"    // the job's summary line
+      "1 0 0 10 4 -1 -1 4 60 -1 2 1 1 -1 -1 -1 -1 -1\n"    // its first part
+      "1 0 0 20 4 -1 -1 4 60 -1 3 1 1 -1 -1 -1 -1 -1\n"    // its last part, completed
+      "2 5 0 7 2 -1 -1 2 60 -1 4 1 1 -1 -1 -1 -1 -1\n"     // a last part that failed
+      "2 5 0 7 2 -1 -1 2 60 -1 0 1 1 -1 -1 -1 -1 -1\n";    // and its summary line
+  const SwfTrace t = parse_swf(text, "t.swf");
+  ASSERT_EQ(t.jobs.size(), 2u);
+  EXPECT_EQ(t.jobs[0].run_time, 30);
+  EXPECT_EQ(t.jobs[1].status, 0);
+  EXPECT_EQ(t.partial_lines, 3u);
 }
 
 TEST(Swf, LongTokensAreClipped) {
