@@ -20,8 +20,14 @@ Calibration calibrate(const std::vector<std::vector<TraceEvent>>& traces, const 
       c.unobserved.push_back(phase);
       continue;
     }
+    const auto cut = s.censored.find(phase);
+    const std::vector<Duration> none;
+    const std::vector<Duration>& censored = cut == s.censored.end() ? none : cut->second;
+    if (!censored.empty())
+      c.notes.push_back(phase + ": " + std::to_string(censored.size()) +
+                        " span(s) cut off before they ended (jobs cancelled while queued) taken as right-censored");
     try {
-      c.phases.push_back(PhaseFit{phase, fit_latency(it->second, min_samples)});
+      c.phases.push_back(PhaseFit{phase, fit_latency(it->second, min_samples, censored)});
     } catch (const FitError& e) {
       throw CalibrationError("phase " + phase + ": " + e.what() + " (from " + std::to_string(traces.size()) +
                              " trace(s); give more traces or a lower --min-samples)");
@@ -67,6 +73,7 @@ Json calibration_json(const Calibration& c) {
       cands[cand.family] = j;
     }
     fit[p.phase] = Json{{"n", p.fit.n},
+                        {"censored", p.fit.censored},
                         {"chosen", p.fit.chosen},
                         {"candidates", cands},
                         {"samples", latency_entry(p.fit.empirical)["samples"]}};
@@ -76,8 +83,9 @@ Json calibration_json(const Calibration& c) {
   for (const auto& u : c.unobserved) notes.push_back(u + ": not observed in any trace; not written");
   return Json{{"format", kLatencyModelFormat},
               {"traces", c.traces},
-              {"criterion", "maximum-likelihood fit per family; the lowest AIC = 2k - 2 ln L (samples in seconds) "
-                            "wins; identical samples: fixed"},
+              {"criterion", "maximum-likelihood fit per family (right-censored spans by censored ML: exponential, "
+                            "lognormal); the lowest AIC = 2k - 2 ln L (samples in seconds) wins; identical samples: "
+                            "fixed"},
               {"min_samples", c.min_samples},
               {"notes", notes},
               {"latency", latency},

@@ -66,6 +66,9 @@ void extract_phase_samples(const std::vector<TraceEvent>& trace, PhaseSamples& i
     } else if (e.kind == "job_ended") {
       const std::string state = field(e, "state");
       auto& m = job[id];
+      // Cancelled while still queued: its wait lasted at least this long.
+      if (!warm.count(id) && !m.count("job_started") && m.count("job_submitted") && e.t >= m.at("job_submitted"))
+        into.censored["queue_wait"].push_back(e.t - m.at("job_submitted"));
       if (state == "CANCELLED" && m.count("job_started") && m.count("job_cancel_requested"))
         span("cancel", id, "job_cancel_requested", e.t);
       else if (state == "COMPLETED" && m.count("stopped"))

@@ -28,6 +28,9 @@ namespace vramsim {
 
 struct PhaseSamples {
   std::map<std::string, std::vector<Duration>> samples;  // phase -> spans, in trace order
+  // phase -> right-censored spans: the phase began and was cut off before it
+  // ended (a queue wait whose job was cancelled before it started).
+  std::map<std::string, std::vector<Duration>> censored;
   std::vector<std::string> notes;                        // how ambiguous spans were read
 };
 

@@ -33,6 +33,7 @@ struct CandidateFit {
 
 struct LatencyFit {
   std::size_t n = 0;
+  std::size_t censored = 0;              // right-censored samples the fit took too
   std::vector<CandidateFit> candidates;  // in the order above
   std::string chosen;                    // the family with the lowest AIC
   LatencyModel model;                    // the chosen family's fit
@@ -47,6 +48,24 @@ LatencyModel fit_uniform(const std::vector<Duration>& samples);
 // Fits every family and picks one by AIC. Identical samples are a fixed
 // latency (every continuous family degenerates there). Throws FitError with
 // fewer than `min_samples` samples or a negative one.
-LatencyFit fit_latency(const std::vector<Duration>& samples, std::size_t min_samples = kMinFitSamples);
+//
+// `censored`: right-censored durations, known only to have lasted at least
+// that long (a queue wait whose job was cancelled before it started).
+// Dropping them biases a fit low; the exponential and the lognormal take
+// them by censored maximum likelihood (the exponential in closed form, the
+// lognormal by EM on the log scale). The uniform and the fixed families do
+// not apply where there are any, and the empirical model holds the
+// completed samples only.
+LatencyFit fit_latency(const std::vector<Duration>& samples, std::size_t min_samples = kMinFitSamples,
+                       const std::vector<Duration>& censored = {});
+// The censored fits on their own (samples and censored in microseconds).
+LatencyModel fit_exponential_censored(const std::vector<Duration>& samples, const std::vector<Duration>& censored);
+struct LognormalFit {
+  double mu = 0, sigma = 0;  // of ln(seconds)
+  double log_likelihood = 0;
+};
+// Needs samples > 0; censored values of 0 carry no information and are
+// skipped. Throws FitError where fewer than two samples differ.
+LognormalFit fit_lognormal_censored(const std::vector<Duration>& samples, const std::vector<Duration>& censored);
 
 }  // namespace vramsim

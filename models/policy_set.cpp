@@ -1,6 +1,7 @@
 #include "models/policy_set.hpp"
 
 #include <sstream>
+#include <vector>
 
 #include "models/registry.hpp"
 
@@ -45,10 +46,20 @@ PolicySet resolve_policies(const std::string& base, const std::map<std::string, 
 PolicySet parse_policy_spec(const std::string& spec) {
   std::string base = "fixed";
   std::map<std::string, std::string> overrides;
-  std::stringstream ss(spec);
-  std::string part;
+  // Every entry between commas is a preset or model=variant: an empty one
+  // ("fixed,", ",", "") is a typo, not a default.
+  std::vector<std::string> parts;
+  for (std::size_t from = 0;;) {
+    const auto comma = spec.find(',', from);
+    parts.push_back(spec.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
   bool first = true;
-  while (std::getline(ss, part, ',')) {
+  for (const std::string& part : parts) {
+    if (part.empty())
+      throw UnknownPolicyError("expected legacy, fixed or preset,model=variant,... with no empty entry, got '" + spec +
+                               "'");
     auto eq = part.find('=');
     if (eq == std::string::npos) {
       if (!first) throw UnknownPolicyError("policy preset '" + part + "' must come first in '" + spec + "'");

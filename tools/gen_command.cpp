@@ -1,4 +1,5 @@
 #include "tools/gen_command.hpp"
+#include "tools/option_checks.hpp"
 #include "tools/exit_codes.hpp"
 
 #include <fstream>
@@ -31,7 +32,7 @@ std::unique_ptr<GenCommand> add_gen_command(CLI::App& app) {
   g->add_option("--worker-gpus", c->worker_gpus, "worker_defaults.gpus (default: the scenario default)");
   g->add_option("--horizon", c->horizon, "simulated time to run (default 48h)");
   g->add_option("--shutdown-at", c->shutdown_at, "time of the shutdown action, or 'none' (default 40h)");
-  g->add_option("--seed", c->opts.seed, "seed of the draws and of the scenario (default 1)");
+  g->add_option("--seed", c->opts.seed, "seed of the draws and of the scenario (default 1)")->check(cli::seed_value());
   g->add_option("--name", c->opts.name, "scenario name (default derived from the knobs)");
   g->add_option("-o,--output", c->out, "write here instead of stdout");
   return c;

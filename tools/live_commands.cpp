@@ -1,4 +1,5 @@
 #include "tools/live_commands.hpp"
+#include "tools/option_checks.hpp"
 
 #include <cmath>
 #include <iostream>
@@ -32,8 +33,9 @@ LiveCommands::LiveCommands(CLI::App& app) : s_(std::make_unique<LiveCommandState
   auto& s = *s_;
   s.live = app.add_subcommand("live", "run a scenario live against a real SLURM (sbatch/squeue/scancel, node agents)");
   s.live->add_option("scenario", s.scenario, "scenario JSON file");
-  s.live->add_option("--policies", s.policies, "legacy | fixed | preset,model=variant,... (default: the scenario's)");
-  s.seed_opt = s.live->add_option("--seed", s.seed, "override the scenario's seed");
+  s.live->add_option("--policies", s.policies, "legacy | fixed | preset,model=variant,... (default: the scenario's)")
+      ->check(cli::non_empty("legacy, fixed or preset,model=variant,..."));
+  s.seed_opt = s.live->add_option("--seed", s.seed, "override the scenario's seed")->check(cli::seed_value());
   s.live->add_option("--time-scale", s.time_scale, "wall seconds per scenario second, in (0, 1000] (default 1)");
   s.live->add_option("--bind", s.bind,
                      "address or host name the agent listener binds (default: every address; the status "

@@ -16,6 +16,7 @@
 #include "tools/live_commands.hpp"
 #include "tools/gen_command.hpp"
 #include "tools/report_command.hpp"
+#include "tools/option_checks.hpp"
 #include "tools/replay_command.hpp"
 #include "tools/sweep_command.hpp"
 #include "tools/calibrate_command.hpp"
@@ -54,22 +55,28 @@ int main(int argc, char** argv) {
 
   auto* run = app.add_subcommand("run", "run a scenario and check its expectations");
   run->add_option("scenario", scenario_path, "scenario JSON file")->required();
-  auto* seed_opt = run->add_option("--seed", seed, "override the scenario's seed");
-  run->add_option("--trace", trace_path, "write the trace as JSON Lines to this file");
-  run->add_option("--policies", policies, "legacy | fixed | preset,model=variant,... (default: the scenario's)");
+  auto* seed_opt = run->add_option("--seed", seed, "override the scenario's seed")->check(cli::seed_value());
+  run->add_option("--trace", trace_path, "write the trace as JSON Lines to this file")->check(cli::non_empty("a file path"));
+  run->add_option("--policies", policies, "legacy | fixed | preset,model=variant,... (default: the scenario's)")
+      ->check(cli::non_empty("legacy, fixed or preset,model=variant,..."));
   run->add_option("--status-at", status_at, "print the cluster status at this time (repeatable)");
-  run->add_option("--status-json", status_json, "status snapshots as a JSON array (default with --status-at: status.json)");
-  run->add_option("--status-every", status_every, "sample the status timeline with this period");
-  run->add_option("--status-csv", status_csv, "timeline CSV file (default status-timeline.csv)");
+  run->add_option("--status-json", status_json, "status snapshots as a JSON array (default with --status-at: status.json)")
+      ->check(cli::non_empty("a file path"));
+  run->add_option("--status-every", status_every, "sample the status timeline with this period")
+      ->check(cli::non_empty("a duration such as 10s"));
+  run->add_option("--status-csv", status_csv, "timeline CSV file (default status-timeline.csv)")
+      ->check(cli::non_empty("a file path"));
   std::string chrome_trace_path;
-  run->add_option("--chrome-trace", chrome_trace_path, "write the run in Chrome Trace Event format (Perfetto) to this file");
+  run->add_option("--chrome-trace", chrome_trace_path, "write the run in Chrome Trace Event format (Perfetto) to this file")
+      ->check(cli::non_empty("a file path"));
   bool show_critical_path = false;
   run->add_flag("--critical-path", show_critical_path, "explain each app's time to RUNNING, step by step");
 
   auto* cmp = app.add_subcommand("compare", "run a scenario under legacy, fixed and any mixes, side by side");
   cmp->add_option("scenario", scenario_path, "scenario JSON file")->required();
-  auto* cmp_seed = cmp->add_option("--seed", seed, "override the scenario's seed");
-  cmp->add_option("--mix", mixes, "another policy choice to compare, e.g. fixed,admission=legacy (repeatable)");
+  auto* cmp_seed = cmp->add_option("--seed", seed, "override the scenario's seed")->check(cli::seed_value());
+  cmp->add_option("--mix", mixes, "another policy choice to compare, e.g. fixed,admission=legacy (repeatable)")
+      ->check(cli::non_empty("preset,model=variant,..."));
   std::vector<std::string> required;
   cmp->add_option("--require", required,
                   "a column whose expectations must all hold for exit 0: legacy, fixed or a --mix "

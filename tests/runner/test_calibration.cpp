@@ -119,6 +119,21 @@ std::vector<Duration> first_draws(const LatencyModel& m, const std::string& stre
 // against the generating parameters, with one sample per run, the
 // tolerances are about three standard errors: lognormal median 5 %, sigma
 // 10 %; exponential mean 10 %; uniform bounds 1 % of the range.
+// A job cancelled while still queued never shows its wait: it lasted at
+// least from submission to the cancel, a right-censored queue wait the
+// calibration takes as such rather than dropping it.
+TEST(PhaseSamples, AJobCancelledWhileQueuedIsACensoredWait) {
+  const fs::path dir = temp_dir("censored");
+  const Scenario sc = load_scenario(std::string(VRAMSIM_SOURCE_DIR) + "/scenarios/shutdown-sweep.json");
+  PhaseSamples s;
+  const auto trace = traced_run(sc, dir / "t.jsonl");
+  extract_phase_samples(trace, s);
+  fs::remove_all(dir);
+  ASSERT_EQ(s.censored["queue_wait"].size(), 1u) << "fixed cancels its queued job at the shutdown";
+  EXPECT_EQ(s.censored["queue_wait"][0], 130 * kSecond - 10 * kSecond) << "submitted at the 10 s pass, cancelled at 130 s";
+  EXPECT_TRUE(s.samples["queue_wait"].empty()) << "no completed wait";
+}
+
 TEST(Calibration, RecoversTheLatenciesOfSimulatedRuns) {
   constexpr std::uint64_t kRuns = 1000;
   const fs::path dir = temp_dir("roundtrip");
