@@ -18,7 +18,10 @@ BackgroundLoad load_background(const BackgroundSpec& spec, const std::vector<Par
   BackgroundLoad load;
   load.warnings = trace.warnings;
   load.read = trace.jobs.size();
-  std::int64_t from = spec.from_s.value_or(0);
+  // Trace ticks (seconds in SWF, milliseconds in Batsim) to microseconds.
+  const std::int64_t tps = trace.ticks_per_second;
+  const Duration tick = kSecond / tps;
+  std::int64_t from = spec.from_s.value_or(0) * tps;
   if (!spec.from_s && !trace.jobs.empty()) {
     from = trace.jobs.front().submit;
     for (const SwfJob& j : trace.jobs) from = std::min(from, j.submit);
@@ -30,9 +33,10 @@ BackgroundLoad load_background(const BackgroundSpec& spec, const std::vector<Par
     const std::int64_t procs = replay_procs(j);
     // Trace times become microseconds: bounded first, so nothing overflows.
     for (auto [v, field] : {std::pair{j.submit, "submit"}, {j.run_time, "run_time"}, {j.req_time, "req_time"}})
-      if (v > limits::kMaxTraceSeconds)
+      if (v > limits::kMaxTraceSeconds * tps)
         throw WorkloadError(trace.file, j.line, field,
-                            "expected at most " + std::to_string(limits::kMaxTraceSeconds) + " seconds, got " + std::to_string(v));
+                            "expected at most " + std::to_string(limits::kMaxTraceSeconds) + " seconds, got " +
+                                (tps == 1 ? std::to_string(v) : std::to_string(static_cast<double>(v) / tps)));
     if (j.submit < from) {
       ++load.before_start;
       continue;
@@ -53,12 +57,12 @@ BackgroundLoad load_background(const BackgroundSpec& spec, const std::vector<Par
     }
     BackgroundJob b;
     b.id = j.id;
-    b.submit = (j.submit - from) * kSecond;
+    b.submit = (j.submit - from) * tick;
     b.nodes = nodes;
     b.cpus_per_node = per_node;
-    b.run_time = j.run_time * kSecond;
-    b.estimate = replay_estimate(j) * kSecond;
-    if (const auto limit = replay_time_limit(trace, j)) b.time_limit = *limit * kSecond;
+    b.run_time = j.run_time * tick;
+    b.estimate = replay_estimate(j) * tick;
+    if (const auto limit = replay_time_limit(trace, j)) b.time_limit = *limit * tick;
     load.jobs.push_back(b);
   }
   std::stable_sort(load.jobs.begin(), load.jobs.end(),

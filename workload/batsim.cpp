@@ -11,6 +11,9 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr double kMaxValue = 1e12;  // as for SWF: keeps sums far from overflow
+// Batsim's times are real numbers of seconds; kept to the millisecond.
+constexpr std::int64_t kBatsimTicks = 1000;
+std::int64_t to_ticks(double seconds) { return std::llround(seconds * static_cast<double>(kBatsimTicks)); }
 constexpr int kMaxDepth = 64;       // nesting; deeper documents are refused
 
 std::string shown(const Json& v) {
@@ -62,7 +65,7 @@ std::int64_t profile_run_time(const Json& profiles, const std::string& name, con
   if (!type.is_string()) rd.fail(ppath + ".type", "expected a string, got " + shown(type));
   if (type != "delay" && type != "DelayProfile") return -1;
   const double delay = rd.number(rd.field(*it, ppath, "delay"), ppath + ".delay", 0, "a delay in seconds >= 0");
-  return static_cast<std::int64_t>(std::ceil(delay));
+  return to_ticks(delay);
 }
 
 }  // namespace
@@ -89,6 +92,7 @@ SwfTrace parse_batsim(std::string_view text, const std::string& file, std::size_
   SwfTrace t;
   t.file = file;
   t.kill_at_req_time = true;
+  t.ticks_per_second = kBatsimTicks;
   t.header.max_procs = rd.integer(rd.field(doc, "$", "nb_res"), "nb_res", 1, "a positive number of resources");
   const Json& jobs = rd.field(doc, "$", "jobs");
   if (!jobs.is_array()) rd.fail("jobs", "expected an array, got " + shown(jobs));
@@ -113,13 +117,13 @@ SwfTrace parse_batsim(std::string_view text, const std::string& file, std::size_
     } else {
       s.id = rd.integer(id, path + ".id", 0, "an integer id >= 0 (or a string of digits)");
     }
-    s.submit = std::llround(rd.number(rd.field(j, path, "subtime"), path + ".subtime", 0, "a time in seconds >= 0"));
+    s.submit = to_ticks(rd.number(rd.field(j, path, "subtime"), path + ".subtime", 0, "a time in seconds >= 0"));
     s.alloc_procs = s.req_procs = rd.integer(rd.field(j, path, "res"), path + ".res", 1, "a positive number of resources");
     // walltime -1 (or absent): no limit.
     if (const auto w = j.find("walltime"); w != j.end() && !(w->is_number() && w->get<double>() == -1)) {
       const double wall = rd.number(*w, path + ".walltime", 0, "a time in seconds > 0, or -1 for none");
       if (wall <= 0) rd.fail(path + ".walltime", "expected a time in seconds > 0, or -1 for none, got " + shown(*w));
-      s.req_time = static_cast<std::int64_t>(std::ceil(wall));
+      s.req_time = std::max<std::int64_t>(1, to_ticks(wall));  // a walltime under half a millisecond: 1 ms
     }
     const Json& prof = rd.field(j, path, "profile");
     if (!prof.is_string()) rd.fail(path + ".profile", "expected a profile name, got " + shown(prof));

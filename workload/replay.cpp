@@ -81,6 +81,7 @@ ReplayResult replay_swf(const SwfTrace& trace, std::int64_t procs, PartitionPoli
   r.policy = policy;
   r.kill_at_req_time = trace.kill_at_req_time;
   r.estimate_rule = estimate;
+  r.ticks_per_second = trace.ticks_per_second;
   r.partial_lines = trace.partial_lines;
   r.log_max_procs = trace.header.max_procs;
   r.log_max_nodes = trace.header.max_nodes;
@@ -125,7 +126,7 @@ ReplayResult replay_swf(const SwfTrace& trace, std::int64_t procs, PartitionPoli
       pj.estimate = p.req_time;
       ++r.estimates.requested;
     } else if (estimate.kind == EstimateRule::Kind::Limit) {
-      pj.estimate = estimate.limit_s;
+      pj.estimate = estimate.limit_s * trace.ticks_per_second;
       ++r.estimates.limit;
     } else if (auto u = by_user.find(p.user);
                estimate.kind == EstimateRule::Kind::UserMedian && p.user >= 0 && u != by_user.end()) {
@@ -150,15 +151,26 @@ ReplayResult replay_swf(const SwfTrace& trace, std::int64_t procs, PartitionPoli
   return r;
 }
 
+namespace {
+
+// A time of the trace in seconds as text: whole seconds as they are, ticks
+// of a millisecond with three decimals, exactly (no float on the way).
+std::string seconds_text(std::int64_t ticks, std::int64_t per_second) {
+  if (per_second == 1) return std::to_string(ticks);
+  const std::int64_t ms = ticks % per_second * 1000 / per_second;  // trace times are >= 0
+  std::string frac = std::to_string(ms);
+  frac.insert(0, 3 - std::min<std::size_t>(3, frac.size()), '0');
+  return std::to_string(ticks / per_second) + "." + frac;
+}
+
+}  // namespace
+
 void write_jobs_csv(const ReplayResult& r, std::ostream& out) {
   out << "job_id,submit,start,end\n";
-  char buf[96];
-  for (const auto& j : r.jobs) {
-    const int n = std::snprintf(buf, sizeof buf, "%lld,%lld,%lld,%lld\n", static_cast<long long>(j.id),
-                                static_cast<long long>(j.submit), static_cast<long long>(j.start),
-                                static_cast<long long>(j.end));
-    out.write(buf, n);
-  }
+  const std::int64_t t = r.ticks_per_second;
+  for (const auto& j : r.jobs)
+    out << j.id << ',' << seconds_text(j.submit, t) << ',' << seconds_text(j.start, t) << ','
+        << seconds_text(j.end, t) << '\n';
 }
 
 namespace {
@@ -192,8 +204,10 @@ LogComparison compare_with_log(const ReplayResult& r) {
   long double abs_err = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, bs = 0, bl = 0;
   for (const auto& j : r.jobs) {
     if (j.recorded_wait < 0) continue;
-    const long double x = static_cast<long double>(j.start - j.submit), y = static_cast<long double>(j.recorded_wait);
-    const double run = static_cast<double>(j.end - j.start);
+    const long double tps = static_cast<long double>(r.ticks_per_second);
+    const long double x = static_cast<long double>(j.start - j.submit) / tps,
+                      y = static_cast<long double>(j.recorded_wait) / tps;
+    const double run = static_cast<double>(static_cast<long double>(j.end - j.start) / tps);
     ++c.jobs;
     abs_err += x > y ? x - y : y - x;
     sx += x;
@@ -254,6 +268,7 @@ void print_replay_summary(const ReplayResult& r, const std::string& trace_name, 
     out << buf;
   }
   if (r.jobs.empty()) return;
+  const double tps = static_cast<double>(r.ticks_per_second);
   std::vector<std::int64_t> sim_all, sim, rec;
   std::int64_t first = r.jobs.front().submit, last = 0;
   long double used = 0;
@@ -269,8 +284,8 @@ void print_replay_summary(const ReplayResult& r, const std::string& trace_name, 
   }
   out << "wait (s)              simulated     recorded\n";
   if (!rec.empty()) {
-    std::snprintf(buf, sizeof buf, "  mean           %14.1f %12.1f\n  median         %14.1f %12.1f\n", mean(sim),
-                  mean(rec), median(sim), median(rec));
+    std::snprintf(buf, sizeof buf, "  mean           %14.1f %12.1f\n  median         %14.1f %12.1f\n", mean(sim) / tps,
+                  mean(rec) / tps, median(sim) / tps, median(rec) / tps);
     out << buf;
     std::snprintf(buf, sizeof buf, "  (over the %zu jobs with a recorded wait)\n", rec.size());
     out << buf;
@@ -283,15 +298,15 @@ void print_replay_summary(const ReplayResult& r, const std::string& trace_name, 
                   c.bounded_slowdown_log);
     out << buf;
   } else {
-    std::snprintf(buf, sizeof buf, "  mean           %14.1f %12s\n  median         %14.1f %12s\n", mean(sim_all), "-",
-                  median(sim_all), "-");
+    std::snprintf(buf, sizeof buf, "  mean           %14.1f %12s\n  median         %14.1f %12s\n",
+                  mean(sim_all) / tps, "-", median(sim_all) / tps, "-");
     out << buf;
     out << "  (the trace records no waits)\n";
   }
   const std::int64_t span = last - first;
-  std::snprintf(buf, sizeof buf, "utilisation: %.4f (%lld processors over %lld s, first submit to last end)\n",
+  std::snprintf(buf, sizeof buf, "utilisation: %.4f (%lld processors over %s s, first submit to last end)\n",
                 span > 0 ? static_cast<double>(used / (static_cast<long double>(span) * r.procs)) : 0.0,
-                static_cast<long long>(r.procs), static_cast<long long>(span));
+                static_cast<long long>(r.procs), seconds_text(span, r.ticks_per_second).c_str());
   out << buf;
 }
 

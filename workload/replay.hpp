@@ -15,7 +15,8 @@
 
 namespace vramsim {
 
-// One job as replayed: whole seconds, the trace's id.
+// One job as replayed: in the trace's ticks (ReplayResult::ticks_per_second),
+// the trace's id.
 struct ReplayedJob {
   std::int64_t id = 0, submit = 0, start = 0, end = 0;
   std::int64_t procs = 0;
@@ -54,6 +55,7 @@ struct ReplayResult {
   std::size_t skipped_no_run_time = 0, skipped_no_procs = 0, skipped_too_wide = 0;
   std::size_t partial_lines = 0;  // status 2-4 lines of the trace: not jobs
   std::optional<std::int64_t> log_max_procs, log_max_nodes;  // the log's machine (its header)
+  std::int64_t ticks_per_second = 1;  // the trace's unit: 1 (seconds) or 1000 (ms)
   EstimateRule estimate_rule;
   EstimateCounts estimates;
   std::size_t skipped() const { return skipped_no_run_time + skipped_no_procs + skipped_too_wide; }

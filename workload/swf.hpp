@@ -38,14 +38,15 @@ class WorkloadError : public std::runtime_error {
 // One SWF job. Every field is as the file has it: -1 means unknown.
 struct SwfJob {
   std::int64_t id = -1;
-  std::int64_t submit = -1;     // seconds from the start of the log
-  std::int64_t wait = -1;       // seconds in the queue, as recorded
-  std::int64_t run_time = -1;   // seconds
+  // Times in the trace's ticks (SwfTrace::ticks_per_second; seconds in SWF).
+  std::int64_t submit = -1;     // from the start of the log
+  std::int64_t wait = -1;       // in the queue, as recorded
+  std::int64_t run_time = -1;
   std::int64_t alloc_procs = -1;
   double avg_cpu_time = -1;     // seconds; may be fractional
   double used_memory = -1;      // KB per processor; may be fractional
   std::int64_t req_procs = -1;
-  std::int64_t req_time = -1;   // seconds (the user's time limit)
+  std::int64_t req_time = -1;   // the user's time limit
   std::int64_t req_memory = -1; // KB per processor
   std::int64_t status = -1;     // 1 completed, 0 failed, 5 cancelled, ...
   std::int64_t user = -1, group = -1, executable = -1, queue = -1, partition = -1;
@@ -77,6 +78,10 @@ struct SwfTrace {
   // The source kills a job at its requested time (Batsim's walltime); in
   // SWF the recorded run time is what happened, so it is replayed whole.
   bool kill_at_req_time = false;
+  // The unit of every time field (submit, wait, run_time, req_time): ticks
+  // per second. SWF's times are whole seconds (1); Batsim's are real
+  // numbers, kept to the millisecond (1000).
+  std::int64_t ticks_per_second = 1;
 };
 
 // What a replay takes of a job (docs/workloads.md): its allocated

@@ -36,22 +36,31 @@ def read_swf(path, limit):
     return jobs
 
 
-def read_batsim(path, limit):
-    """The jobs of a Batsim workload, as read_swf gives them: times rounded
-    (subtime to the nearest second, delay and walltime up), walltime the
-    requested time and a hard limit; a job whose profile is not a delay has
-    no run time."""
+def to_ms(seconds):
+    """A time of seconds (a double) to whole milliseconds, half away from
+    zero as C's llround does."""
+    v = seconds * 1000
+    whole = int(v)
+    return whole + (1 if v - whole >= 0.5 else 0)
+
+
+def read_batsim(path, limit, exact=False):
+    """The jobs of a Batsim workload, as read_swf gives them but in
+    milliseconds: subtime, delay and walltime are real numbers of seconds,
+    kept to the millisecond (exact: as the trace writes them, unrounded
+    seconds, the reference for --exact); walltime is the requested time and
+    a hard limit; a job whose profile is not a delay has no run time."""
     import json
-    import math
     with open(path) as f:
         doc = json.load(f)
+    time = float if exact else to_ms
     jobs = []
     for j in doc["jobs"][:limit or None]:
         p = doc.get("profiles", {})[j["profile"]]
-        run = math.ceil(p["delay"]) if p["type"] in ("delay", "DelayProfile") else -1
+        run = time(p["delay"]) if p["type"] in ("delay", "DelayProfile") else -1
         wall = j.get("walltime", -1)
-        wall = -1 if wall == -1 else math.ceil(wall)
-        jobs.append({"id": int(j["id"]), "submit": int(math.floor(j["subtime"] + 0.5)), "run": run,
+        wall = -1 if wall == -1 else (float(wall) if exact else max(1, to_ms(wall)))
+        jobs.append({"id": int(j["id"]), "submit": time(j["subtime"]), "run": run,
                      "alloc": j["res"], "req_procs": j["res"], "req_time": wall, "limit": wall})
     return jobs
 
@@ -129,8 +138,14 @@ def simulate(jobs, n, policy):
             start(j)
 
 
-def rows(jobs):
-    return [(j["id"], j["submit"], j["start"], j["end"]) for j in jobs]
+def seconds(t, ms):
+    """A time as vramsim's --jobs-csv writes it: whole seconds, or for a
+    millisecond trace seconds with three decimals."""
+    return "%d" % t if not ms else "%d.%03d" % (t // 1000, t % 1000)
+
+
+def rows(jobs, ms):
+    return [("%d" % j["id"], seconds(j["submit"], ms), seconds(j["start"], ms), seconds(j["end"], ms)) for j in jobs]
 
 
 def read_csv(path):
@@ -138,7 +153,27 @@ def read_csv(path):
         lines = f.read().splitlines()
     if not lines or lines[0] != "job_id,submit,start,end":
         raise SystemExit("ref_sched: %s: expected the header job_id,submit,start,end" % path)
-    return [tuple(int(v) for v in line.split(",")) for line in lines[1:]]
+    return [tuple(line.split(",")) for line in lines[1:]]
+
+
+def vramsim_rows(a, expected):
+    """vramsim replay's --jobs-csv rows for the same trace and options, or
+    None (said) when it fails or replays another number of jobs than the
+    reference's `expected`."""
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "jobs.csv")
+        cmd = [a.compare, "replay", a.trace, "--procs", str(a.procs), "--scheduler", a.scheduler, "--jobs-csv", out]
+        if a.limit:
+            cmd += ["--limit", str(a.limit)]
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if p.returncode != 0:
+            print("ref_sched: %s exited %d: %s" % (" ".join(cmd), p.returncode, p.stderr.strip()))
+            return None
+        got = read_csv(out)
+    if len(got) != expected:
+        print("ref_sched: vramsim replayed %d jobs, the reference %d" % (len(got), expected))
+        return None
+    return got
 
 
 def main():
@@ -149,30 +184,26 @@ def main():
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--jobs-csv")
     ap.add_argument("--compare", metavar="VRAMSIM")
+    ap.add_argument("--exact", action="store_true",
+                    help="Batsim: simulate the trace's unrounded times and require every start and end of "
+                         "vramsim within 1 ms of them")
     a = ap.parse_args()
+    if a.exact:
+        return exact(a)
 
-    read = read_batsim if a.trace.endswith(".json") else read_swf
+    ms = a.trace.endswith(".json")
+    read = read_batsim if ms else read_swf
     jobs = replayable(read(a.trace, a.limit), a.procs)
     simulate(jobs, a.procs, a.scheduler)
-    ref = rows(jobs)
+    ref = rows(jobs, ms)
     if a.jobs_csv:
         with open(a.jobs_csv, "w") as f:
             f.write("job_id,submit,start,end\n")
-            f.writelines("%d,%d,%d,%d\n" % r for r in ref)
+            f.writelines(",".join(r) + "\n" for r in ref)
     if not a.compare:
         return 0
-    with tempfile.TemporaryDirectory() as d:
-        out = os.path.join(d, "jobs.csv")
-        cmd = [a.compare, "replay", a.trace, "--procs", str(a.procs), "--scheduler", a.scheduler, "--jobs-csv", out]
-        if a.limit:
-            cmd += ["--limit", str(a.limit)]
-        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if p.returncode != 0:
-            print("ref_sched: %s exited %d: %s" % (" ".join(cmd), p.returncode, p.stderr.strip()))
-            return 1
-        got = read_csv(out)
-    if len(got) != len(ref):
-        print("ref_sched: vramsim replayed %d jobs, the reference %d" % (len(got), len(ref)))
+    got = vramsim_rows(a, len(ref))
+    if got is None:
         return 1
     bad = [(r, g) for r, g in zip(ref, got) if r != g]
     if bad:
@@ -180,8 +211,31 @@ def main():
         print("ref_sched: %d of %d jobs differ; first: reference %s, vramsim %s (job_id,submit,start,end)"
               % (len(bad), len(ref), r, g))
         return 1
-    waited = sum(1 for r in ref if r[2] > r[1])
+    waited = sum(1 for j in jobs if j["start"] > j["submit"])
     print("ref_sched: %s %d jobs on %d processors: all agree (%d waited)" % (a.scheduler, len(ref), a.procs, waited))
+    return 0
+
+
+def exact(a):
+    """vramsim against the trace's own real-valued times: no job more than
+    1 ms away (its times are kept to the millisecond)."""
+    jobs = replayable(read_batsim(a.trace, a.limit, exact=True), a.procs)
+    simulate(jobs, a.procs, a.scheduler)
+    got = vramsim_rows(a, len(jobs))
+    if got is None:
+        return 1
+    worst = 0.0
+    far = 0
+    for j, g in zip(jobs, got):
+        d = max(abs(float(g[2]) - j["start"]), abs(float(g[3]) - j["end"]))
+        worst = max(worst, d)
+        far += d > 0.001
+    if far:
+        print("ref_sched: %d of %d jobs more than 1 ms from the trace's own times (worst %.6f s)"
+              % (far, len(jobs), worst))
+        return 1
+    print("ref_sched: %s %d jobs on %d processors: every start and end within 1 ms of the trace's times "
+          "(worst %.6f s)" % (a.scheduler, len(jobs), a.procs, worst))
     return 0
 
 

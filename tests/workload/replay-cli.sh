@@ -44,7 +44,7 @@ cat >"$dir/w.json" <<'JSON'
  "profiles": {"d": {"type": "delay", "delay": 10}}}
 JSON
 expect 0 "killed at their requested time (walltime): 1" -- "$dir/w.json" --jobs-csv "$dir/w.csv"
-printf 'job_id,submit,start,end\n1,0,0,5\n2,1,5,15\n' >"$dir/want.csv"
+printf 'job_id,submit,start,end\n1,0.000,0.000,5.000\n2,1.000,5.000,15.000\n' >"$dir/want.csv"  # Batsim: to the millisecond
 cmp -s "$dir/w.csv" "$dir/want.csv" || { echo "FAIL: w.csv:"; cat "$dir/w.csv"; fails=$((fails + 1)); }
 echo '{"nb_res": 2, "jobs": [{"id": 1, "subtime": 0, "res": 3, "profile": "d"}], "profiles": {}}' >"$dir/bad.json"
 expect 2 "bad.json: jobs[0].profile: expected the name of a profile in profiles, got \"d\"" -- "$dir/bad.json"

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 
 #include "workload/batsim.hpp"
 #include "workload/replay.hpp"
@@ -39,14 +40,15 @@ TEST(Batsim, MapsFieldsOntoJobs) {
   EXPECT_TRUE(t.kill_at_req_time);
   ASSERT_EQ(t.jobs.size(), 3u);
   EXPECT_EQ(t.jobs[0].id, 7);
-  EXPECT_EQ(t.jobs[0].submit, 2) << "1.5 rounds to 2";
+  EXPECT_EQ(t.ticks_per_second, 1000) << "Batsim times are real numbers: kept to the millisecond";
+  EXPECT_EQ(t.jobs[0].submit, 1500);
   EXPECT_EQ(t.jobs[0].alloc_procs, 2);
-  EXPECT_EQ(t.jobs[0].req_time, 21) << "walltime rounds up";
-  EXPECT_EQ(t.jobs[0].run_time, 10);
+  EXPECT_EQ(t.jobs[0].req_time, 20200) << "the walltime as it is";
+  EXPECT_EQ(t.jobs[0].run_time, 10000);
   EXPECT_EQ(t.jobs[1].id, 12) << "a string of digits";
-  EXPECT_EQ(t.jobs[1].submit, 3);
+  EXPECT_EQ(t.jobs[1].submit, 3400);
   EXPECT_EQ(t.jobs[1].req_time, -1) << "no walltime: no limit";
-  EXPECT_EQ(t.jobs[1].run_time, 3) << "a delay rounds up";
+  EXPECT_EQ(t.jobs[1].run_time, 2500) << "a delay as it is";
   EXPECT_EQ(t.jobs[2].req_time, -1);
   EXPECT_EQ(t.jobs[2].run_time, -1) << "not a delay profile: no run time";
   EXPECT_EQ(parse_batsim(doc(R"({"id": 1, "subtime": 0, "res": 1, "profile": "d10"},
@@ -66,10 +68,10 @@ TEST(Batsim, WalltimeKillsTheJob) {
   const ReplayResult r = replay_swf(t, 4, PartitionPolicy::Easy);
   ASSERT_EQ(r.jobs.size(), 2u);
   EXPECT_EQ(r.skipped_no_run_time, 1u);
-  EXPECT_EQ(r.jobs[0].end, 5);
+  EXPECT_EQ(r.jobs[0].end, 5000);
   EXPECT_TRUE(r.jobs[0].timed_out);
-  EXPECT_EQ(r.jobs[1].start, 5);
-  EXPECT_EQ(r.jobs[1].end, 15);
+  EXPECT_EQ(r.jobs[1].start, 5000);
+  EXPECT_EQ(r.jobs[1].end, 15000);
   EXPECT_FALSE(r.jobs[1].timed_out);
 }
 
@@ -116,14 +118,34 @@ TEST(Batsim, ReadsTheBundledExamples) {
   const SwfTrace small = load_batsim(dir + "test_delays.json");
   EXPECT_EQ(small.header.max_procs, 2);
   ASSERT_EQ(small.jobs.size(), 10u);
-  EXPECT_EQ(small.jobs[9].submit, 27);
-  EXPECT_EQ(small.jobs[9].run_time, 10);
+  EXPECT_EQ(small.jobs[9].submit, 27000);
+  EXPECT_EQ(small.jobs[9].run_time, 10000);
   // 10 jobs of 10 s on 2 resources, one every 3 s: the two resources take
   // turns, even jobs starting at 0, 10, 20, ... and odd ones at 3, 13, ...
   const ReplayResult r = replay_swf(small, 2, PartitionPolicy::Fcfs);
   for (std::size_t k = 0; k < 10; ++k)
-    EXPECT_EQ(r.jobs[k].start, static_cast<std::int64_t>(10 * (k / 2) + 3 * (k % 2))) << "job " << k;
+    EXPECT_EQ(r.jobs[k].start, static_cast<std::int64_t>(1000 * (10 * (k / 2) + 3 * (k % 2)))) << "job " << k;
   const SwfTrace hpc = load_batsim(dir + "example_workload_hpc_seed1_jobs250.json");
   EXPECT_EQ(hpc.header.max_procs, 128);
   EXPECT_EQ(hpc.jobs.size(), 250u);
+}
+
+// Times below a second keep their order and length: two jobs 0.4 s apart on
+// one resource, each 0.25 s long, never overlap and never wait; rounded to
+// whole seconds they would (both submits round to 0 s, each delay up to
+// 1 s). The CSV writes seconds with three decimals.
+TEST(Batsim, SubSecondTimesAreKeptToTheMillisecond) {
+  const SwfTrace t = parse_batsim(R"({"nb_res": 1, "jobs": [
+      {"id": 1, "subtime": 0.1, "res": 1, "profile": "q"},
+      {"id": 2, "subtime": 0.5, "res": 1, "profile": "q"}],
+    "profiles": {"q": {"type": "delay", "delay": 0.25}}})",
+                                  "w.json");
+  const ReplayResult r = replay_swf(t, 1, PartitionPolicy::Fcfs);
+  ASSERT_EQ(r.jobs.size(), 2u);
+  EXPECT_EQ(r.jobs[0].start, 100);
+  EXPECT_EQ(r.jobs[0].end, 350);
+  EXPECT_EQ(r.jobs[1].start, 500) << "no wait: the first ended at 0.35 s";
+  std::ostringstream csv;
+  write_jobs_csv(r, csv);
+  EXPECT_EQ(csv.str(), "job_id,submit,start,end\n1,0.100,0.100,0.350\n2,0.500,0.500,0.750\n");
 }
