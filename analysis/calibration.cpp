@@ -11,7 +11,28 @@ Calibration calibrate(const std::vector<std::vector<TraceEvent>>& traces, const 
   c.traces = names;
   c.min_samples = min_samples;
   PhaseSamples s;
-  for (const auto& t : traces) extract_phase_samples(t, s);
+  std::size_t loaded = 0;
+  for (const auto& t : traces) {
+    // A run with a background load: its queue waits hold the contention of
+    // that load, and a scenario that simulates a load of its own would
+    // count it again on top of a wait fitted from them.
+    const bool with_load = !t.empty() && t.front().kind == "run_started" && t.front().fields.contains("background_jobs");
+    if (!with_load) {
+      extract_phase_samples(t, s);
+      continue;
+    }
+    ++loaded;
+    PhaseSamples ls;
+    extract_phase_samples(t, ls);
+    for (auto& [phase, v] : ls.samples)
+      if (phase != "queue_wait") s.samples[phase].insert(s.samples[phase].end(), v.begin(), v.end());
+    for (auto& [phase, v] : ls.censored)
+      if (phase != "queue_wait") s.censored[phase].insert(s.censored[phase].end(), v.begin(), v.end());
+  }
+  if (loaded)
+    s.notes.push_back("queue_wait: not fitted from " + std::to_string(loaded) +
+                      " trace(s) of runs with a background load: their waits hold the partition's contention, "
+                      "which a scenario's own load would add again");
   split_runtime_env(s);
   c.notes = s.notes;
   for (const auto& phase : calibrated_phases()) {

@@ -73,7 +73,11 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   ScenarioDriver driver(sc, RunView{w.loop, w.cluster, w.backend, w.control, w.trace}, result);
   driver.attach();
   if (!opt.trace_path.empty()) w.trace.add_sink(std::make_shared<JsonLinesSink>(opt.trace_path));
-  w.trace.record(0, "run_started", {{"scenario", result.scenario}, {"seed", seed}, {"policies", policy_names}});
+  Json started = {{"scenario", result.scenario}, {"seed", seed}, {"policies", policy_names}};
+  // A run whose partition also held a background load: its queue waits
+  // hold that contention (what `vramsim calibrate` must not fit again).
+  if (!sc.slurm.background.empty()) started["background_jobs"] = sc.slurm.background.size();
+  w.trace.record(0, "run_started", started);
 
   add_head_node(w.cluster, w.trace, sc);
   for (int i = 0; i < sc.initial_workers; ++i) {

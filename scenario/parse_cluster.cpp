@@ -197,7 +197,8 @@ std::string latency_model_path(const Obj& lo, const Json& from) {
 }
 
 // A calibrated model file's latency block.
-void parse_latency_model(Obj& lo, const Json& from, Scenario& s) {
+// Returns whether the model sets a queue wait.
+bool parse_latency_model(Obj& lo, const Json& from, Scenario& s) {
   const std::string model_file = latency_model_path(lo, from);
   const Json model = read_json_file(model_file);
   Obj mo(model, "$", model_file);
@@ -208,9 +209,11 @@ void parse_latency_model(Obj& lo, const Json& from, Scenario& s) {
   const Json* ml = mo.get("latency");
   if (!ml) mo.fail(mo.at("latency"), "expected the latency object of a calibrated model");
   Obj mlo(*ml, mo.at("latency"), model_file);
+  const bool has_queue_wait = mlo.has("queue_wait");
   parse_latency_fields(mlo, s);
   mlo.finish();
   mo.finish();
+  return has_queue_wait;
 }
 
 void parse_latency_section(Obj& co, Scenario& s) {
@@ -218,7 +221,15 @@ void parse_latency_section(Obj& co, Scenario& s) {
   if (!l) return;
   Obj lo(*l, co.at("latency"), co.file());
   // A calibrated model first; the fields beside `from` override it.
-  if (const Json* from = lo.get("from")) parse_latency_model(lo, *from, s);
+  const Json* from = lo.get("from");
+  const bool model_queue_wait = from && parse_latency_model(lo, *from, s);
+  // That queue wait was measured on a partition with its own contention; a
+  // background load here simulates contention again.
+  if (model_queue_wait && !lo.has("queue_wait") && !s.slurm.background.empty())
+    s.warnings.push_back(latency_model_path(lo, *from) +
+                         ": latency.queue_wait: fitted from runs, and used beside a background load that makes waits "
+                         "of its own: the contention the measured runs met is counted twice unless they ran on an "
+                         "idle partition (set cluster.latency.queue_wait beside \"from\" to override)");
   parse_latency_fields(lo, s);
   lo.finish();
 }

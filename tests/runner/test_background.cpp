@@ -4,11 +4,14 @@
 #include "tests/support/test_dir.hpp"
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "scenario/scenario.hpp"
+#include "analysis/calibration.hpp"
+#include "analysis/trace_diff.hpp"
 #include "runner/simulation.hpp"
 
 namespace vramsim {
@@ -131,6 +134,49 @@ TEST(BackgroundLoad, JobsTooWideForThePartitionAreLeftOutAndCounted) {
   const Outcome o = run("fcfs", swf_job(1, 0, 10, 4, 10) + swf_job(2, 1, 10, 12, 10) + swf_job(3, 2, -1, 4, 10));
   EXPECT_EQ(o.metrics.background_jobs, 1u);
   EXPECT_EQ(o.metrics.background_skipped, 2u) << "12 cores on 2 nodes of 4, and a job without a run time";
+}
+
+
+// A run with a background load says so in its trace, and `vramsim
+// calibrate` does not fit the queue wait from it: that wait holds the load's
+// contention, which a scenario's own background load would simulate again.
+// The other phases are fitted as from any run.
+TEST(BackgroundLoad, CalibrationLeavesTheQueueWaitOfLoadedRunsOut) {
+  const Scenario sc = parse_scenario_text(scenario("fcfs", write_temp("cal.swf", swf_job(1, 0, 600, 4, 600))), "bg.json");
+  std::vector<std::vector<TraceEvent>> traces;
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    RunOptions opt;
+    opt.seed = seed;
+    opt.trace_path = (scratch().path() / ("loaded" + std::to_string(seed) + ".jsonl")).string();
+    run_scenario(sc, opt);
+    traces.push_back(read_trace(opt.trace_path));
+  }
+  ASSERT_EQ(traces[0].front().kind, "run_started");
+  EXPECT_EQ(traces[0].front()["background_jobs"], 1);
+  const Calibration c = calibrate(traces, {"a", "b"}, 1);
+  for (const auto& p : c.phases) EXPECT_NE(p.phase, "queue_wait");
+  EXPECT_NE(std::find(c.unobserved.begin(), c.unobserved.end(), "queue_wait"), c.unobserved.end());
+  bool said = false;
+  for (const auto& n : c.notes) said = said || n.rfind("queue_wait: not fitted from 2 trace(s) of runs with a background load", 0) == 0;
+  EXPECT_TRUE(said);
+  EXPECT_FALSE(c.phases.empty()) << "node boot and the rest are still fitted";
+}
+
+// A calibrated queue wait used beside a background load is named in a
+// warning; set beside "from", the scenario's own value is no double count.
+TEST(BackgroundLoad, ACalibratedQueueWaitBesideALoadIsWarnedOf) {
+  const std::string model = write_temp("model.json", R"({"format": "vramsim-latency-model/1",
+    "latency": {"queue_wait": {"dist": "fixed", "value": 30}, "node_boot": {"dist": "fixed", "value": 20}}})");
+  auto text = [&](const std::string& latency) {
+    return R"({"cluster": {"partition": [{"count": 2, "cpus": 4, "memory_gb": 512, "gpus": 1, "gpu": "A100-SXM4-40GB"}],
+      "partition_scheduler": "fcfs", "background": {"path": ")" + write_temp("w.swf", swf_job(1, 0, 60, 4, 60)) +
+           R"("}, "latency": )" + latency + "}}";
+  };
+  const Scenario warned = parse_scenario_text(text(R"({"from": ")" + model + R"("})"), "s.json");
+  ASSERT_EQ(warned.warnings.size(), 1u);
+  EXPECT_NE(warned.warnings[0].find("latency.queue_wait: fitted from runs"), std::string::npos) << warned.warnings[0];
+  const Scenario own = parse_scenario_text(text(R"({"from": ")" + model + R"(", "queue_wait": "5s"})"), "s.json");
+  EXPECT_TRUE(own.warnings.empty());
 }
 
 }  // namespace
