@@ -7,18 +7,25 @@
 #
 # Usage: scenarios/studies/a100-kth.sh [OUT_DIR]   (default: study-a100-kth)
 # Environment: VRAMSIM (default: build/tools/vramsim of this checkout).
-# Needs the traces at ../shared/data/traces beside the checkout (the
-# scenario's background.path).
+# Needs the KTH-SP2 log: tools/fetch-traces kth-sp2 puts it at
+# data/traces/pwa-swf/ (the scenario's background.path), from a local copy
+# beside the checkout or from the Parallel Workloads Archive.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 vramsim=${VRAMSIM:-$here/../../build/tools/vramsim}
 out=${1:-study-a100-kth}
 [ -x "$vramsim" ] || { echo "a100-kth.sh: $vramsim not found; build it first: tools/build.sh build" >&2; exit 2; }
 mkdir -p "$out"
-"$vramsim" sweep "$here/a100-kth.json" --set cluster.max_workers=2,3,4,5,6,8,12,16 --set policies=legacy,fixed \
+# The log where it is (a local copy), else downloaded into data/traces/; the
+# study runs a copy of the scenario that names it.
+trace=$("$here/../../tools/fetch-traces" --locate kth-sp2) || exit 1
+sed "s|\"path\": \"[^\"]*KTH-SP2-1996-2.1-cln.swf\"|\"path\": \"$trace\"|" "$here/a100-kth.json" >"$out/a100-kth.json"
+grep -q "\"path\": \"$trace\"" "$out/a100-kth.json" || { echo "a100-kth.sh: could not point the scenario at $trace" >&2; exit 1; }
+scenario=$out/a100-kth.json
+"$vramsim" sweep "$scenario" --set cluster.max_workers=2,3,4,5,6,8,12,16 --set policies=legacy,fixed \
     --seeds 1..20 -o "$out/sweep.csv"
 for p in legacy fixed; do
-  "$vramsim" run "$here/a100-kth.json" --policies "$p" --trace "$out/$p.jsonl" \
+  "$vramsim" run "$scenario" --policies "$p" --trace "$out/$p.jsonl" \
       --status-every 60s --status-csv "$out/timeline-$p.csv" > "$out/summary-$p.txt" || [ $? -eq 1 ]
 done
 # The study's objective: every one of the twelve apps RUNNING (the SLO line).
