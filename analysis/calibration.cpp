@@ -17,17 +17,14 @@ Calibration calibrate(const std::vector<std::vector<TraceEvent>>& traces, const 
     // that load, and a scenario that simulates a load of its own would
     // count it again on top of a wait fitted from them.
     const bool with_load = !t.empty() && t.front().kind == "run_started" && t.front().fields.contains("background_jobs");
-    if (!with_load) {
-      extract_phase_samples(t, s);
-      continue;
-    }
+    auto& waits = s.samples["queue_wait"];
+    auto& cut = s.censored["queue_wait"];
+    const std::size_t waits_before = waits.size(), cut_before = cut.size();
+    extract_phase_samples(t, s);
+    if (!with_load) continue;
     ++loaded;
-    PhaseSamples ls;
-    extract_phase_samples(t, ls);
-    for (auto& [phase, v] : ls.samples)
-      if (phase != "queue_wait") s.samples[phase].insert(s.samples[phase].end(), v.begin(), v.end());
-    for (auto& [phase, v] : ls.censored)
-      if (phase != "queue_wait") s.censored[phase].insert(s.censored[phase].end(), v.begin(), v.end());
+    waits.resize(waits_before);  // its other phases stay
+    cut.resize(cut_before);
   }
   if (loaded)
     s.notes.push_back("queue_wait: not fitted from " + std::to_string(loaded) +

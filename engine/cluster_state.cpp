@@ -206,35 +206,44 @@ std::vector<Node*> ClusterState::alive_nodes_mut() {
 
 DemandId ClusterState::submit(DemandKind kind, std::string owner, std::string label,
                               ResourceSet request, SimTime now) {
-  const DemandId id = submit_held(kind, std::move(owner), std::move(label), std::move(request), now);
-  release_hold(id);
-  return id;
+  DemandRec& rec = add_demand(kind, std::move(owner), std::move(label), std::move(request), now);
+  enqueue(rec);
+  return rec.demand.id;
 }
 
 DemandId ClusterState::submit_held(DemandKind kind, std::string owner, std::string label,
                                    ResourceSet request, SimTime now) {
+  DemandRec& rec = add_demand(kind, std::move(owner), std::move(label), std::move(request), now);
+  rec.held = true;
+  return rec.demand.id;
+}
+
+bool ClusterState::release_hold(DemandId id) {
+  auto it = demands_.find(id);
+  if (it == demands_.end() || !it->second.held) return false;
+  it->second.held = false;
+  enqueue(it->second);
+  return true;
+}
+
+ClusterState::DemandRec& ClusterState::add_demand(DemandKind kind, std::string owner, std::string label,
+                                                  ResourceSet request, SimTime now) {
   DemandId id = next_demand_++;
   auto [sit, fresh] = shape_of_.try_emplace(request, static_cast<std::uint32_t>(shapes_.size()));
   if (fresh) shapes_.push_back(Shape{request, {}, false});
   DemandRec& rec = demands_[id];
   rec.demand = Demand{id, kind, std::move(owner), std::move(label), std::move(request), now};
   rec.shape = sit->second;
-  rec.held = true;
   pending_[static_cast<int>(kind)].emplace(id, &rec.demand);
   ++pending_count_;
-  return id;
+  return rec;
 }
 
-bool ClusterState::release_hold(DemandId id) {
-  auto it = demands_.find(id);
-  if (it == demands_.end() || !it->second.held) return false;
-  DemandRec& rec = it->second;
-  rec.held = false;
+void ClusterState::enqueue(const DemandRec& rec) {
   Shape& s = shapes_[rec.shape];
-  s.queue.insert(id);
+  s.queue.insert(rec.demand.id);
   waiting_.insert(rec.shape);
   if (!s.blocked) ready_.insert(rec.shape);
-  return true;
 }
 
 void ClusterState::unqueue(const DemandRec& r) {

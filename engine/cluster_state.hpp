@@ -222,6 +222,9 @@ class ClusterState {
   void reindex(std::size_t node_index);
   static bool idle_worker(const Node& n) { return n.alive() && !n.spec.head && n.available == n.total(); }
   void capacity_grew();
+  // A pending demand, in pending_ but in no shape's queue yet.
+  DemandRec& add_demand(DemandKind kind, std::string owner, std::string label, ResourceSet request, SimTime now);
+  void enqueue(const DemandRec& rec);  // into its shape's queue: placeable
   void unqueue(const DemandRec& r);
 
   std::vector<Node> nodes_;  // registration order; dead nodes stay for history

@@ -20,7 +20,6 @@ namespace {
 // a min-heap of the upper half, O(log n) per job.
 class RunningMedian {
  public:
-  bool empty() const { return lo_.empty(); }
   void add(std::int64_t v) {
     if (lo_.empty() || v <= lo_.top()) lo_.push(v); else hi_.push(v);
     if (lo_.size() > hi_.size() + 1) { hi_.push(lo_.top()); lo_.pop(); }
@@ -202,9 +201,9 @@ double bounded_slowdown(double wait, double run) {
 LogComparison compare_with_log(const ReplayResult& r) {
   LogComparison c;
   long double abs_err = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, bs = 0, bl = 0;
+  const long double tps = static_cast<long double>(r.ticks_per_second);
   for (const auto& j : r.jobs) {
     if (j.recorded_wait < 0) continue;
-    const long double tps = static_cast<long double>(r.ticks_per_second);
     const long double x = static_cast<long double>(j.start - j.submit) / tps,
                       y = static_cast<long double>(j.recorded_wait) / tps;
     const double run = static_cast<double>(static_cast<long double>(j.end - j.start) / tps);
