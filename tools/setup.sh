@@ -20,6 +20,8 @@ packages=(
   gnuplot-nox
   # docs/architecture.svg: the library graph CMake writes, drawn (tools/draw-architecture)
   graphviz
+  # tools/fetch-traces: the studies' public logs, downloaded where no local copy is
+  curl ca-certificates gzip
 )
 
 missing=()
