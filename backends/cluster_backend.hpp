@@ -87,6 +87,15 @@ class ClusterBackend {
   // A request to a running replica; `done` gets its answer.
   virtual void call_replica(const std::string& job_id, const std::string& replica, const Json& payload,
                             CallDone done) = 0;
+  // A serving request that keeps the replica busy for `service` (the work
+  // the router drew); `done` when it answers. The default sends it as a call
+  // whose payload asks the replica to sleep that long (a plain replica's
+  // work in live mode) and takes any answer as the end.
+  using ServeDone = std::function<void()>;
+  virtual void serve_request(const std::string& job_id, const std::string& replica, Duration service,
+                             ServeDone done) {
+    call_replica(job_id, replica, Json{{"sleep_us", service}}, [done = std::move(done)](const Json&) { done(); });
+  }
   // Driver-observed memory of a device of this job's node, where the backend
   // measures it (live agents); nullopt where it does not (simulation).
   virtual bool measures_memory() const { return false; }

@@ -9,6 +9,7 @@
 
 #include "engine/cluster_state.hpp"
 #include "engine/lifecycle.hpp"
+#include "control/serve_spec.hpp"
 #include "models/sizing.hpp"
 
 namespace vramsim {
@@ -22,6 +23,9 @@ struct AppSpec {
   int replicas = 1;
   std::optional<std::int64_t> observed_vram_mb;  // driver-observed peak per replica
   std::string kind = "plain";       // "probe": its replicas answer calls with the fp16 matmul probe
+  // Serving requests (docs/serving.md); with autoscaling, `replicas` is the
+  // starting count and may be 0.
+  std::optional<ServeSpec> serve;
 };
 
 struct ReplicaRecord {

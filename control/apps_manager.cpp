@@ -175,15 +175,55 @@ void AppsManager::submit_replicas(AppRecord& app, const std::string& reason) {
   withdraw_replicas(app);
   app.replicas.clear();
   set_app_state(app, AppState::Deploying, reason);
-  for (int i = 0; i < app.spec.replicas; ++i) {
-    ReplicaRecord r;
-    r.demand = cluster_.submit(DemandKind::Actor, id, id + "#" + std::to_string(i), req, exec_.now());
-    replica_of_[r.demand] = {id, app.replicas.size()};
-    app.replicas.push_back(std::move(r));
-  }
+  for (int i = 0; i < app.spec.replicas; ++i) add_replica(app);
   trace_.record(exec_.now(), "replicas_submitted",
                 {{"app", id}, {"replicas", app.spec.replicas}, {"resources", req.to_json()}});
+  // An autoscaled deployment may start at zero replicas: it is RUNNING with
+  // none, and its first request starts one.
+  if (app.replicas.empty() && app.spec.serve && app.spec.serve->autoscaling)
+    set_app_state(app, AppState::Running, "0 replicas");
   place_pending();
+}
+
+void AppsManager::add_replica(AppRecord& app) {
+  const std::string& id = app.spec.id;
+  ReplicaRecord r;
+  r.demand = cluster_.submit(DemandKind::Actor, id, id + "#" + std::to_string(app.replicas.size()),
+                             app.replica_request, exec_.now());
+  replica_of_[r.demand] = {id, app.replicas.size()};
+  app.replicas.push_back(std::move(r));
+}
+
+int AppsManager::live_replicas(const AppRecord& app) {
+  return static_cast<int>(std::count_if(app.replicas.begin(), app.replicas.end(), [](const ReplicaRecord& r) {
+    return r.life.state() != ReplicaState::Stopped;
+  }));
+}
+
+bool AppsManager::scale_replicas(const std::string& id, int target, const std::string& reason) {
+  auto it = apps_.find(id);
+  if (it == apps_.end() || ctx_.exited || ctx_.shutting_down) return false;
+  AppRecord& app = it->second;
+  const AppState st = app.life.state();
+  if (st != AppState::Running && st != AppState::Deploying && st != AppState::Unhealthy) return false;
+  const int live = live_replicas(app);
+  if (target == live) return true;
+  if (target > live) {
+    for (int i = live; i < target; ++i) add_replica(app);
+    trace_.record(exec_.now(), "replicas_added",
+                  {{"app", id}, {"from", live}, {"to", target}, {"reason", reason}});
+    place_pending();
+    return true;
+  }
+  // Pending first, then starting, then running; newest first in each.
+  std::vector<std::size_t> victims;
+  for (ReplicaState want : {ReplicaState::Pending, ReplicaState::Starting, ReplicaState::Running})
+    for (std::size_t i = app.replicas.size(); i-- > 0 && static_cast<int>(victims.size()) < live - target;)
+      if (app.replicas[i].life.state() == want) victims.push_back(i);
+  for (std::size_t i : victims) withdraw_replica(app, i);
+  trace_.record(exec_.now(), "replicas_removed", {{"app", id}, {"from", live}, {"to", target}, {"reason", reason}});
+  place_pending();
+  return true;
 }
 
 void AppsManager::set_app_state(AppRecord& app, AppState s, const std::string& reason) {
@@ -198,10 +238,11 @@ void AppsManager::set_app_state(AppRecord& app, AppState s, const std::string& r
 void AppsManager::update_app_state(AppRecord& app, const std::string& reason) {
   const auto s = app.life.state();
   if (s != AppState::Deploying && s != AppState::Unhealthy) return;
+  // Replicas a scale-down stopped no longer count.
   const bool all_running = std::all_of(app.replicas.begin(), app.replicas.end(), [](const ReplicaRecord& r) {
-    return r.life.state() == ReplicaState::Running;
+    return r.life.state() == ReplicaState::Running || r.life.state() == ReplicaState::Stopped;
   });
-  if (all_running && !app.replicas.empty()) set_app_state(app, AppState::Running, reason);
+  if (all_running && live_replicas(app) > 0) set_app_state(app, AppState::Running, reason);
 }
 
 void AppsManager::place_pending() {
@@ -277,6 +318,7 @@ void AppsManager::replica_started(DemandId demand, const std::string& app_id, co
     if (rr.life.state() != ReplicaState::Starting) return;
     rr.life.move(ReplicaState::Running);
     memory_.running(a, demand, it->second.second);
+    if (on_replica_running) on_replica_running(a, it->second.second);
     trace_.record(exec_.now(), "replica_running",
                   {{"app", app_id}, {"replica", cluster_.demand(demand)->label}, {"node", rr.node}});
     update_app_state(a, "all replicas running");
@@ -285,6 +327,7 @@ void AppsManager::replica_started(DemandId demand, const std::string& app_id, co
 
 void AppsManager::resubmit_replica(AppRecord& app, ReplicaRecord& r) {
   const std::size_t index = replica_of_.at(r.demand).second;
+  if (r.life.state() == ReplicaState::Running && on_replica_gone) on_replica_gone(app, index, true);
   replica_of_.erase(r.demand);
   memory_.stopped(r.demand);
   if (r.life.state() != ReplicaState::Stopped) r.life.move(ReplicaState::Stopped);
@@ -296,16 +339,20 @@ void AppsManager::resubmit_replica(AppRecord& app, ReplicaRecord& r) {
 }
 
 void AppsManager::withdraw_replicas(AppRecord& app) {
-  for (auto& r : app.replicas) {
-    const auto st = r.life.state();
-    if (st == ReplicaState::Starting || st == ReplicaState::Running)
-      if (const Node* n = cluster_.node(r.node); n && n->alive())
-        if (const Demand* d = cluster_.demand(r.demand)) backend_.stop_replica(n->spec.slurm_job_id, d->label);
-    cluster_.withdraw(r.demand);
-    replica_of_.erase(r.demand);
-    memory_.stopped(r.demand);
-    if (r.life.state() != ReplicaState::Stopped) r.life.move(ReplicaState::Stopped);
-  }
+  for (std::size_t i = 0; i < app.replicas.size(); ++i) withdraw_replica(app, i);
+}
+
+void AppsManager::withdraw_replica(AppRecord& app, std::size_t index) {
+  ReplicaRecord& r = app.replicas[index];
+  const auto st = r.life.state();
+  if (st == ReplicaState::Running && on_replica_gone) on_replica_gone(app, index, false);
+  if (st == ReplicaState::Starting || st == ReplicaState::Running)
+    if (const Node* n = cluster_.node(r.node); n && n->alive())
+      if (const Demand* d = cluster_.demand(r.demand)) backend_.stop_replica(n->spec.slurm_job_id, d->label);
+  cluster_.withdraw(r.demand);
+  replica_of_.erase(r.demand);
+  memory_.stopped(r.demand);
+  if (r.life.state() != ReplicaState::Stopped) r.life.move(ReplicaState::Stopped);
 }
 
 void AppsManager::stop_app(const std::string& id) {

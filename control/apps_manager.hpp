@@ -46,6 +46,18 @@ class AppsManager {
   // workers monitor's); without it, every job squeue lists.
   void count_worker_jobs_with(std::function<int()> count) { worker_jobs_ = std::move(count); }
 
+  // Sets a serving app's replica count (the replica autoscaler's decision):
+  // new replicas go out as actor demands; the ones removed are those not yet
+  // placed, then starting, then running, newest first. False when the app
+  // is not admitted and live.
+  bool scale_replicas(const std::string& app_id, int target, const std::string& reason);
+  // Replicas not stopped: what the target counts.
+  static int live_replicas(const AppRecord& app);
+
+  // Serving's view of the replica lifecycle (the router's).
+  std::function<void(const AppRecord&, std::size_t)> on_replica_running;
+  std::function<void(const AppRecord&, std::size_t, bool lost)> on_replica_gone;
+
   const std::map<std::string, AppRecord>& apps() const { return apps_; }
   const AppRecord* app(const std::string& id) const;
 
@@ -65,6 +77,8 @@ class AppsManager {
   void resubmit_replica(AppRecord& app, ReplicaRecord& r);
   // Withdraws every replica's demand (pending or placed) and marks it stopped.
   void withdraw_replicas(AppRecord& app);
+  void withdraw_replica(AppRecord& app, std::size_t index);
+  void add_replica(AppRecord& app);
 
   ControlContext& ctx_;
   Executor& exec_;

@@ -8,10 +8,13 @@ ControlPlane::ControlPlane(Executor& exec, ClusterBackend& backend, ClusterState
       memory_(ctx_),
       apps_(ctx_, memory_),
       router_(ctx_, apps_.apps()),
+      autoscaler_(ctx_, apps_, router_),
       monitor_(ctx_, memory_),
       shutdown_(ctx_, apps_, monitor_) {
   backend.set_listener(this);
   apps_.count_worker_jobs_with([this] { return monitor_.worker_jobs(); });
+  apps_.on_replica_running = [this](const AppRecord& a, std::size_t i) { router_.replica_running(a, i); };
+  apps_.on_replica_gone = [this](const AppRecord& a, std::size_t i, bool lost) { router_.replica_gone(a, i, lost); };
 }
 
 void ControlPlane::start() { monitor_.start(); }

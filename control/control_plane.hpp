@@ -6,6 +6,7 @@
 //   WorkersMonitor  (workers_monitor.hpp)  autoscaler loop, worker creation,
 //                                          graceful stops, nodes joining and
 //                                          leaving, memory sampling
+//   ReplicaAutoscaler (replica_autoscaler.hpp) serving apps' replica counts
 //   Shutdown        (shutdown.hpp)         close_all
 // It wires them (the backend's node callbacks go to the workers monitor and
 // then the apps manager) and keeps the API the runner, the live head and the
@@ -13,11 +14,10 @@
 // ClusterBackend, so the same code runs in simulation and against a real
 // cluster; every decision is made by a policy model over a snapshot.
 //
-// Where the serving work lands: the serving router grows inside Router
-// (request queues, replica choice); the replica autoscaler becomes a module
-// beside these (control/replica_autoscaler.{hpp,cpp}) owned here, deciding
-// each app's replica count through a policy model over the router's load
-// and applying it through the apps manager, ticked by its own loop.
+// Serving (docs/serving.md): the router holds each serving app's requests
+// and picks replicas; the replica autoscaler decides replica counts through
+// a policy model over the router's load and applies them through the apps
+// manager, which tells the router as replicas start and go.
 #include <functional>
 #include <map>
 #include <optional>
@@ -26,6 +26,7 @@
 #include "control/app_record.hpp"
 #include "control/apps_manager.hpp"
 #include "control/control_context.hpp"
+#include "control/replica_autoscaler.hpp"
 #include "control/replica_memory.hpp"
 #include "control/router.hpp"
 #include "control/shutdown.hpp"
@@ -39,12 +40,20 @@ class ControlPlane final : public BackendListener {
                RandomStreams& rng, PolicySet policies, ControlConfig cfg);
 
   void start();                                 // starts the monitor loop
-  void deploy(const AppSpec& app) { apps_.deploy(app); }  // queued behind the deploy lock
+  void deploy(const AppSpec& app) {  // queued behind the deploy lock
+    autoscaler_.deployed(app);
+    apps_.deploy(app);
+  }
   void stop_app(const std::string& app_id) { apps_.stop_app(app_id); }
   void delete_app(const std::string& app_id) { apps_.delete_app(app_id); }
   void shutdown(std::function<void()> done = {}) { shutdown_.run(std::move(done)); }
   // Sends a request to a running replica of the app; the answer is traced.
   void call_app(const std::string& app_id, const Json& payload) { router_.call(app_id, payload); }
+  // A serving request arrives at the app's handle (docs/serving.md);
+  // `service` >= 0: its work as a trace gives it.
+  void serve_request(const std::string& app_id, Duration service = -1) { router_.serve(app_id, service); }
+  // What each serving app's requests met, up to now.
+  std::map<std::string, ServeStats> serve_stats() { return router_.finish(ctx_.exec.now()); }
 
   void node_registered(NodeSpec spec) override;
   void node_lost(const std::string& job_id, const std::string& reason) override;
@@ -62,6 +71,7 @@ class ControlPlane final : public BackendListener {
   ReplicaMemory memory_;
   AppsManager apps_;
   Router router_;
+  ReplicaAutoscaler autoscaler_;
   WorkersMonitor monitor_;
   Shutdown shutdown_;
 };

@@ -1,5 +1,10 @@
 #include "control/router.hpp"
 
+#include <algorithm>
+#include <cmath>
+
+#include "models/gpu_models.hpp"
+
 namespace vramsim {
 
 void Router::call(const std::string& app_id, const Json& payload) {
@@ -26,6 +31,241 @@ void Router::call(const std::string& app_id, const Json& payload) {
                        {"latency_us", ctx_.exec.now() - sent}, {"result", std::move(result)}});
   };
   ctx_.backend.call_replica(n->spec.slurm_job_id, replica, payload, std::move(answered));
+}
+
+Router::AppServing& Router::serving(const AppRecord& app) {
+  auto [it, fresh] = serving_.try_emplace(app.spec.id);
+  AppServing& s = it->second;
+  if (fresh) {
+    s.route = &ctx_.rng.stream("serve." + app.spec.id + ".route");
+    s.work = &ctx_.rng.stream("serve." + app.spec.id + ".service");
+    s.last_change = ctx_.exec.now();
+  }
+  s.app = &app;
+  s.spec = app.spec.serve ? &*app.spec.serve : nullptr;
+  return s;
+}
+
+void Router::count_replica_time(AppServing& s) {
+  const SimTime now = ctx_.exec.now();
+  s.stats.replica_seconds += to_seconds(now - s.last_change) * static_cast<double>(s.candidates.size());
+  s.last_change = now;
+}
+
+void Router::serve(const std::string& app_id, Duration service) {
+  auto it = apps_.find(app_id);
+  if (it == apps_.end() || !it->second.spec.serve) return;
+  AppServing& s = serving(it->second);
+  ++s.stats.arrived;
+  const AppState st = it->second.life.state();
+  // A deployment that failed, or was deleted, answers with an error at once.
+  if (ctx_.exited || st == AppState::DeployFailed || st == AppState::Deleted || st == AppState::Deleting) {
+    ++s.stats.refused;
+    return;
+  }
+  expire(s);
+  const Waiting w{ctx_.exec.now(), service, s.candidates.empty()};
+  if (w.cold) ++s.stats.cold;
+  if (s.queue.empty() && s.free_slots > 0) {
+    const long r = choose(s);
+    if (r >= 0) { start(s, static_cast<std::size_t>(r), w); return; }
+  }
+  const int limit = s.spec->max_queued_requests;
+  if (limit >= 0 && static_cast<long>(s.queue.size()) >= limit) {
+    ++s.stats.refused;
+    return;
+  }
+  s.queue.push_back(w);
+}
+
+void Router::expire(AppServing& s) {
+  if (!s.spec || !s.spec->request_timeout) return;
+  // One timeout for every request of the app: deadlines are in arrival
+  // order, so the expired ones are at the head.
+  const SimTime now = ctx_.exec.now();
+  while (!s.queue.empty() && s.queue.front().arrival + *s.spec->request_timeout <= now) {
+    s.queue.pop_front();
+    ++s.stats.timed_out;
+  }
+}
+
+long Router::choose(AppServing& s) {
+  const std::size_t n = s.candidates.size();
+  if (n == 0 || s.free_slots == 0) return -1;
+  const int cap = s.spec->max_ongoing_requests;
+  auto room = [&](std::size_t r) { return s.slots[r].ongoing < cap; };
+  if (n == 1) return room(s.candidates[0]) ? static_cast<long>(s.candidates[0]) : -1;
+  // Two distinct replicas; the accepting one with the shorter queue. Neither
+  // accepting: draw again (Ray retries with backoff; untimed here).
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    const std::size_t i = s.route->index(n);
+    std::size_t j = s.route->index(n - 1);
+    if (j >= i) ++j;
+    const std::size_t a = s.candidates[i], b = s.candidates[j];
+    const bool ra = room(a), rb = room(b);
+    if (ra && rb) return static_cast<long>(s.slots[b].ongoing < s.slots[a].ongoing ? b : a);
+    if (ra) return static_cast<long>(a);
+    if (rb) return static_cast<long>(b);
+  }
+  // Few free slots among many replicas: the least loaded accepting one.
+  long best = -1;
+  for (std::size_t r : s.candidates)
+    if (room(r) && (best < 0 || s.slots[r].ongoing < s.slots[static_cast<std::size_t>(best)].ongoing))
+      best = static_cast<long>(r);
+  return best;
+}
+
+void Router::start(AppServing& s, std::size_t replica, const Waiting& w) {
+  Slot& slot = s.slots[replica];
+  ++slot.ongoing;
+  ++s.on_replicas;
+  --s.free_slots;
+  const SimTime now = ctx_.exec.now();
+  ++s.stats.dispatched;
+  s.stats.wait_sum_s += to_seconds(now - w.arrival);
+  if (now > w.arrival) ++s.stats.waited;
+  const ServiceTimeModel& m = s.spec->service;
+  double work = w.service >= 0 ? static_cast<double>(w.service) : static_cast<double>(slot.model->sample(*s.work));
+  work *= slot.scale;
+  if (m.batching_slowdown > 0) work *= 1 + m.batching_slowdown * (slot.ongoing - 1);
+  SimTime end = now + static_cast<Duration>(std::llround(work));
+  bool timed_out = false;
+  if (s.spec->request_timeout && w.arrival + *s.spec->request_timeout < end) {
+    end = w.arrival + *s.spec->request_timeout;
+    timed_out = true;
+  }
+  if (w.cold && !s.stats.first_cold_dispatch) s.stats.first_cold_dispatch = now;
+  const std::uint32_t epoch = slot.epoch;
+  AppServing* sp = &s;
+  ctx_.backend.serve_request(slot.job, slot.label, end - now,
+                             [this, sp, replica, epoch, arrival = w.arrival, timed_out, cold = w.cold] {
+                               done(*sp, replica, epoch, arrival, timed_out, cold);
+                             });
+}
+
+void Router::done(AppServing& s, std::size_t replica, std::uint32_t epoch, SimTime arrival, bool timed_out,
+                  bool cold) {
+  Slot& slot = s.slots[replica];
+  if (slot.epoch != epoch) return;  // the replica went; counted as failed then
+  --slot.ongoing;
+  --s.on_replicas;
+  if (slot.accepting) ++s.free_slots;
+  const SimTime now = ctx_.exec.now();
+  if (timed_out) {
+    ++s.stats.timed_out;
+  } else {
+    ++s.stats.completed;
+    s.stats.latencies_s.push_back(static_cast<float>(to_seconds(now - arrival)));
+    if (s.spec->slo_latency && now - arrival <= *s.spec->slo_latency) ++s.stats.slo_met;
+    if (cold && !s.stats.first_cold_done) {
+      s.stats.first_cold_done = now;
+      s.stats.first_cold_arrival = arrival;
+    }
+  }
+  dispatch(s);
+}
+
+void Router::dispatch(AppServing& s) {
+  expire(s);
+  while (!s.queue.empty() && s.free_slots > 0) {
+    const long r = choose(s);
+    if (r < 0) break;
+    const Waiting w = s.queue.front();
+    s.queue.pop_front();
+    start(s, static_cast<std::size_t>(r), w);
+  }
+}
+
+void Router::set_accepting(AppServing& s, std::size_t replica, bool on) {
+  Slot& slot = s.slots[replica];
+  if (slot.accepting == on) return;
+  count_replica_time(s);
+  const int cap = s.spec->max_ongoing_requests;
+  if (on) {
+    slot.candidate = s.candidates.size();
+    s.candidates.push_back(replica);
+    s.free_slots += std::max(0, cap - slot.ongoing);
+  } else {
+    // Swap-remove keeps the candidate list dense.
+    const std::size_t pos = slot.candidate;
+    s.candidates[pos] = s.candidates.back();
+    s.slots[s.candidates[pos]].candidate = pos;
+    s.candidates.pop_back();
+    s.free_slots -= std::max(0, cap - slot.ongoing);
+  }
+  slot.accepting = on;
+}
+
+void Router::replica_running(const AppRecord& app, std::size_t index) {
+  if (!app.spec.serve) return;
+  AppServing& s = serving(app);
+  if (s.slots.size() <= index) s.slots.resize(index + 1);
+  Slot& slot = s.slots[index];
+  const ReplicaRecord& r = app.replicas[index];
+  const Node* n = ctx_.cluster.node(r.node);
+  slot.job = n ? n->spec.slurm_job_id : "";
+  slot.label = app.spec.id + "#" + std::to_string(index);
+  const ServiceTimeModel& m = app.spec.serve->service;
+  slot.model = &m.base;
+  slot.scale = 1;
+  const std::string device = n && r.device >= 0 && static_cast<std::size_t>(r.device) < n->devices().size()
+                                 ? n->devices()[static_cast<std::size_t>(r.device)].model
+                                 : "";
+  if (auto it = m.by_device.find(device); it != m.by_device.end()) {
+    slot.model = &it->second;
+  } else if (!m.reference_device.empty() && !device.empty() && device != m.reference_device) {
+    // Scaled by dense fp16 throughput: an assumption (docs/serving.md).
+    if (const GpuPeak* p = find_gpu_peak(device)) {
+      const auto t = p->tflops(Accumulate::Fp32) ? p->tflops(Accumulate::Fp32) : p->tflops(Accumulate::Fp16);
+      if (t && *t > 0) slot.scale = m.reference_tflops / *t;
+    }
+  }
+  set_accepting(s, index, true);
+  dispatch(s);
+}
+
+void Router::replica_gone(const AppRecord& app, std::size_t index, bool lost) {
+  auto it = serving_.find(app.spec.id);
+  if (it == serving_.end() || index >= it->second.slots.size()) return;
+  AppServing& s = it->second;
+  set_accepting(s, index, false);
+  Slot& slot = s.slots[index];
+  // A stopped replica finishes what it holds (Ray drains it); a lost one
+  // takes its requests with it.
+  if (lost && slot.ongoing > 0) {
+    s.stats.failed += static_cast<std::uint64_t>(slot.ongoing);
+    s.on_replicas -= slot.ongoing;
+    slot.ongoing = 0;
+    ++slot.epoch;
+  }
+}
+
+double Router::ongoing_requests(const std::string& app_id) {
+  auto it = serving_.find(app_id);
+  if (it == serving_.end()) return 0;
+  expire(it->second);
+  return static_cast<double>(it->second.queue.size() + static_cast<std::size_t>(it->second.on_replicas));
+}
+
+int Router::running_replicas(const std::string& app_id) const {
+  auto it = serving_.find(app_id);
+  return it == serving_.end() ? 0 : static_cast<int>(it->second.candidates.size());
+}
+
+std::map<std::string, ServeStats> Router::finish(SimTime now) {
+  (void)now;
+  std::map<std::string, ServeStats> out;
+  for (auto& [id, s] : serving_) {
+    expire(s);
+    count_replica_time(s);
+    ServeStats st = s.stats;
+    st.unfinished = s.queue.size() + static_cast<std::size_t>(s.on_replicas);
+    st.slo = s.spec && s.spec->slo_latency.has_value();
+    out.emplace(id, std::move(st));
+  }
+  for (const auto& [id, app] : apps_)
+    if (app.spec.serve && !out.count(id)) out.emplace(id, ServeStats{});
+  return out;
 }
 
 }  // namespace vramsim

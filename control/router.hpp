@@ -1,21 +1,50 @@
 #pragma once
-// The router: sends a call to an app to one of its replicas and traces the
-// answer (call_sent, call_result, or call_failed when the app has no RUNNING
-// replica on a live node). Today's rule is the first RUNNING replica, one
-// call at a time with no queue, the behaviour the golden traces pin.
+// The router: requests to an app's replicas.
 //
-// The serving router lands here: request queues per replica, the choice
-// among replicas by their queue lengths, and the per-replica load the
-// replica autoscaler reads (see control_plane.hpp). It reads the apps
-// manager's records and never changes them.
+// Calls (`call`): one traced call to the first RUNNING replica, the
+// behaviour the golden traces pin.
+//
+// Serving (`serve`): Ray Serve's handle and default router for an app with a
+// `serve` object. Requests wait at the handle in FIFO order; each goes to
+// one of two replicas drawn at random (power of two choices), the one with
+// fewer ongoing requests among those below max_ongoing_requests. With every
+// replica full a request waits and takes the first slot that frees (Ray's
+// redraw backoff is not timed); past max_queued_requests waiting it is
+// refused; past request_timeout_s it times out, freeing its slot. The
+// replica's work is the backend's (serve_request). The load it holds
+// (queued + ongoing) is what the replica autoscaler reads.
+//
+// Cost per request: O(1) amortised (two draws, a deque), plus the latency
+// kept for the percentiles. It reads the apps manager's records and never
+// changes them.
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "control/app_record.hpp"
 #include "control/control_context.hpp"
 
 namespace vramsim {
+
+// What the requests of one app met, for the run's metrics.
+struct ServeStats {
+  std::uint64_t arrived = 0, completed = 0, refused = 0, timed_out = 0;
+  std::uint64_t failed = 0;      // on a replica whose node was lost
+  std::uint64_t unfinished = 0;  // queued or in service when the run ended
+  std::uint64_t cold = 0;        // arrived while the app had no running replica
+  std::uint64_t slo_met = 0;     // completed within the app's slo_latency
+  double wait_sum_s = 0;         // over the requests a replica took
+  std::uint64_t dispatched = 0;
+  std::uint64_t waited = 0;      // dispatched after waiting at the handle
+  std::vector<float> latencies_s;   // completed requests, arrival to answer (float: 4 bytes a request)
+  double replica_seconds = 0;    // RUNNING replicas x time
+  bool slo = false;              // the app has an slo_latency
+  // The first request that waited for a cold start, and its path.
+  std::optional<SimTime> first_cold_arrival, first_cold_dispatch, first_cold_done;
+  std::uint64_t never() const { return refused + timed_out + failed + unfinished; }
+};
 
 class Router {
  public:
@@ -23,10 +52,63 @@ class Router {
 
   void call(const std::string& app_id, const Json& payload);
 
+  // A request arrives at the app's handle now. `service` >= 0: its work as
+  // a trace gives it (on the reference GPU kind); < 0: drawn at dispatch.
+  void serve(const std::string& app_id, Duration service = -1);
+
+  // The apps manager's replica lifecycle, as serving sees it.
+  void replica_running(const AppRecord& app, std::size_t index);
+  void replica_gone(const AppRecord& app, std::size_t index, bool lost);
+
+  // Load now: requests queued at the handle plus those on replicas.
+  double ongoing_requests(const std::string& app_id);
+  int running_replicas(const std::string& app_id) const;
+
+  // Per serving app, up to `now` (the run's end): unfinished requests
+  // counted, replica-seconds closed.
+  std::map<std::string, ServeStats> finish(SimTime now);
+
  private:
+  struct Waiting {
+    SimTime arrival = 0;
+    Duration service = -1;
+    bool cold = false;
+  };
+  struct Slot {
+    int ongoing = 0;
+    bool accepting = false;
+    std::uint32_t epoch = 0;     // bumped when the replica goes: its answers are stale
+    std::string job, label;
+    const LatencyModel* model = nullptr;
+    double scale = 1;            // the reference kind's TFLOPS / this replica's
+    std::size_t candidate = 0;   // position in `candidates` while accepting
+  };
+  struct AppServing {
+    const AppRecord* app = nullptr;
+    const ServeSpec* spec = nullptr;
+    std::deque<Waiting> queue;
+    std::vector<Slot> slots;                // by replica index
+    std::vector<std::size_t> candidates;    // accepting replicas
+    int on_replicas = 0;                    // ongoing on replicas
+    int free_slots = 0;                     // over accepting replicas
+    RandomStream* route = nullptr;
+    RandomStream* work = nullptr;
+    SimTime last_change = 0;
+    ServeStats stats;
+  };
+  AppServing& serving(const AppRecord& app);
+  void expire(AppServing& s);               // queued requests past their deadline
+  void dispatch(AppServing& s);             // queued requests to free slots
+  long choose(AppServing& s);               // a replica index, or -1
+  void start(AppServing& s, std::size_t replica, const Waiting& w);
+  void done(AppServing& s, std::size_t replica, std::uint32_t epoch, SimTime arrival, bool timed_out, bool cold);
+  void set_accepting(AppServing& s, std::size_t replica, bool on);
+  void count_replica_time(AppServing& s);
+
   ControlContext& ctx_;
   const std::map<std::string, AppRecord>& apps_;
   std::uint64_t calls_ = 0;
+  std::map<std::string, AppServing> serving_;
 };
 
 }  // namespace vramsim

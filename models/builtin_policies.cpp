@@ -9,7 +9,8 @@ namespace vramsim {
   X(sizing)                     \
   X(admission)                  \
   X(autoscaler)                 \
-  X(shutdown)
+  X(shutdown)                   \
+  X(replica_autoscaling)
 
 #define VRAMSIM_DECLARE(name) void register_##name##_policies(PolicyRegistry& r);
 VRAMSIM_POLICY_FILES(VRAMSIM_DECLARE)

@@ -191,4 +191,30 @@ const GpuModel* GpuModelSet::find(std::string_view name) const {
   return it == models_.end() ? nullptr : &it->second;
 }
 
+namespace {
+// AWS EC2 on-demand list prices, us-east-1, Linux, at each instance type's
+// launch, divided by its GPUs. Prices change and differ by region and
+// provider: they are there so a cost column exists, not as a quote.
+constexpr std::array kPrices = {
+    GpuPrice{"A10G", 1.006, "g5.xlarge (1 x A10G) $1.006/h"},
+    GpuPrice{"A100-SXM4-40GB", 4.0966, "p4d.24xlarge (8 x A100 40GB) $32.7726/h / 8"},
+    GpuPrice{"A100-SXM4-80GB", 5.1207, "p4de.24xlarge (8 x A100 80GB) $40.9657/h / 8"},
+    GpuPrice{"H100-SXM5-80GB", 12.29, "p5.48xlarge (8 x H100 80GB) $98.32/h / 8"},
+    GpuPrice{"L4", 0.8048, "g6.xlarge (1 x L4) $0.8048/h"},
+    GpuPrice{"L40S", 1.861, "g6e.xlarge (1 x L40S) $1.861/h"},
+    GpuPrice{"T4", 0.526, "g4dn.xlarge (1 x T4) $0.526/h"},
+    GpuPrice{"V100", 3.06, "p3.2xlarge (1 x V100 16GB) $3.06/h"},
+    GpuPrice{"V100-SXM2-16GB", 3.06, "p3.2xlarge (1 x V100 16GB) $3.06/h"},
+    GpuPrice{"V100-SXM2-32GB", 3.9015, "p3dn.24xlarge (8 x V100 32GB) $31.212/h / 8"},
+};
+}  // namespace
+
+std::span<const GpuPrice> gpu_price_table() { return kPrices; }
+
+const GpuPrice* find_gpu_price(std::string_view model) {
+  for (const auto& p : kPrices)
+    if (p.model == model) return &p;
+  return nullptr;
+}
+
 }  // namespace vramsim

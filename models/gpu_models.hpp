@@ -81,4 +81,16 @@ class GpuModelSet {
   std::map<std::string, GpuModel, std::less<>> models_;
 };
 
+// An on-demand price per GPU-hour for cost figures (docs/gpu-models.md,
+// "Prices"): a cloud instance's list price divided by its GPUs, CPU and
+// memory included. An assumption a scenario or --gpu-price overrides.
+struct GpuPrice {
+  std::string_view model;     // GpuModel::name
+  double usd_per_gpu_hour = 0;
+  std::string_view source;
+};
+std::span<const GpuPrice> gpu_price_table();
+// The built-in price of a model by its exact name; nullptr if none.
+const GpuPrice* find_gpu_price(std::string_view model);
+
 }  // namespace vramsim

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "engine/format.hpp"
+#include "models/gpu_models.hpp"
 #include "engine/output_file.hpp"
 #include "analysis/trace_diff.hpp"
 
@@ -411,6 +412,19 @@ void RunMetrics::for_each(const std::function<void(const char*, std::optional<do
   f("vram_utilisation", vram_utilisation);
   f("queue_wait_mean_s", queue_wait_mean_s);
   f("queue_wait_p95_s", queue_wait_p95_s);
+  f("req_completed", req_completed);
+  f("req_refused", req_refused);
+  f("req_timed_out", req_timed_out);
+  f("req_cold", req_cold);
+  f("req_failed", req_failed);
+  f("req_unfinished", req_unfinished);
+  f("req_wait_mean_s", req_wait_mean_s);
+  f("req_latency_p50_s", req_latency_p50_s);
+  f("req_latency_p95_s", req_latency_p95_s);
+  f("req_latency_p99_s", req_latency_p99_s);
+  f("req_slo_attainment", req_slo_attainment);
+  f("replica_seconds", replica_seconds);
+  f("cost_usd", cost_usd);
   // Sampled means, with a workload's utilisation samples (docs/workloads-openb.md).
   const auto sampled = [this](double v) { return utilisation_samples > 0 ? std::optional<double>(v) : std::nullopt; };
   f("gpu_allocation", sampled(gpu_allocation));
@@ -429,7 +443,8 @@ void RunMetrics::for_each(const std::function<void(const char*, std::optional<do
 ScenarioDriver::ScenarioDriver(const Scenario& sc, RunView world, RunResult& result)
     : sc_(sc), w_(world), result_(result),
       status_opts_{sc.control.slurm_mode, 30 * kSecond, sc.control.slurm_mode},
-      memory_(std::make_shared<MemorySink>()) {
+      memory_(std::make_shared<MemorySink>()),
+      traffic_rng_(result.seed) {
   std::vector<const Expectation*> invariants;
   for (const auto& ex : sc_.expectations)
     if (ex.kind == Expectation::Kind::Invariant) invariants.push_back(&ex);
@@ -499,10 +514,15 @@ void ScenarioDriver::schedule(const std::vector<Duration>& status_at, std::optio
     });
   }
   for (const auto& s : sc_.apps) spec_of_[s.id] = &s;  // one lookup per deploy, not a scan
+  schedule_traffic();
   for (const auto& a : sc_.actions) {
     w_.exec.at(a.at, [this, &a] {
       if (a.kind == "deploy") {
         w_.control.deploy(a.app_override ? *a.app_override : *spec_of_.at(a.app));
+        // Traffic without a start begins with the app's first deploy.
+        if (auto t = traffic_.find(a.app); t != traffic_.end() && !t->second.started &&
+                                           !sc_.traffic.at(a.app).start)
+          start_traffic(a.app, w_.exec.now());
       } else if (a.kind == "stop") {
         w_.control.stop_app(a.app);
       } else if (a.kind == "delete") {
@@ -578,6 +598,75 @@ void ScenarioDriver::count_metrics(SimTime end, std::uint64_t events,
   job_metrics(ev, end, m);
   if (sc_.utilisation_samples > 0) sample_fragmentation(m);
   world_metrics(m);
+  serve_metrics(m);
+  cost_metrics(m);
+}
+
+void ScenarioDriver::schedule_traffic() {
+  for (const auto& [id, spec] : sc_.traffic) {
+    Traffic& t = traffic_[id];
+    t.source = std::make_unique<TrafficSource>(spec, traffic_rng_.stream("serve." + id + ".arrivals"));
+    if (spec.start) {
+      const std::string app = id;
+      const SimTime at = *spec.start;
+      w_.exec.at(at, [this, app, at] { start_traffic(app, at); });
+    }
+  }
+}
+
+void ScenarioDriver::start_traffic(const std::string& app_id, SimTime origin) {
+  Traffic& t = traffic_.at(app_id);
+  t.started = true;
+  t.origin = origin;
+  t.end = sc_.traffic.at(app_id).end;
+  next_arrival(app_id);
+}
+
+void ScenarioDriver::next_arrival(const std::string& app_id) {
+  Traffic& t = traffic_.at(app_id);
+  const auto a = t.source->next();
+  if (!a) return;
+  const SimTime at = t.origin + a->at;
+  if ((t.end && at > *t.end) || at > sc_.horizon) return;
+  const Duration service = a->service;
+  // The map's key outlives the run: the closure holds a reference to it.
+  const std::string& key = traffic_.find(app_id)->first;
+  w_.exec.at(at, [this, &key, service] {
+    w_.control.serve_request(key, service);
+    next_arrival(key);
+  });
+}
+
+void ScenarioDriver::serve_metrics(RunMetrics& m) {
+  auto stats = w_.control.serve_stats();
+  if (stats.empty()) return;
+  for (auto& [id, s] : stats) result_.serving.push_back(serve_outcome(id, s));
+  const ServeTotals t = serve_totals(stats);
+  m.req_completed = static_cast<double>(t.completed);
+  m.req_refused = static_cast<double>(t.refused);
+  m.req_timed_out = static_cast<double>(t.timed_out);
+  m.req_cold = static_cast<double>(t.cold);
+  m.req_failed = static_cast<double>(t.failed);
+  m.req_unfinished = static_cast<double>(t.unfinished);
+  m.req_wait_mean_s = t.wait_mean_s;
+  m.req_latency_p50_s = t.p50_s;
+  m.req_latency_p95_s = t.p95_s;
+  m.req_latency_p99_s = t.p99_s;
+  m.req_slo_attainment = t.slo_attainment;
+  m.replica_seconds = t.replica_seconds;
+}
+
+void ScenarioDriver::cost_metrics(RunMetrics& m) {
+  if (m.gpu_hours_by_model.empty()) return;
+  double cost = 0;
+  for (const auto& [model, hours] : m.gpu_hours_by_model) {
+    double price = 0;
+    if (auto it = sc_.gpu_prices.find(model); it != sc_.gpu_prices.end()) price = it->second;
+    else if (const GpuPrice* p = find_gpu_price(model)) price = p->usd_per_gpu_hour;
+    else { m.unpriced.push_back(model); continue; }
+    cost += hours * price;
+  }
+  if (m.unpriced.empty()) m.cost_usd = cost;
 }
 
 void ScenarioDriver::sample_fragmentation(RunMetrics& m) {

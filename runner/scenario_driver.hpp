@@ -15,6 +15,7 @@
 #include "backends/cluster_backend.hpp"
 #include "control/control_plane.hpp"
 #include "engine/executor.hpp"
+#include "engine/random.hpp"
 #include "engine/output_file.hpp"
 #include "engine/trace.hpp"
 #include "models/status.hpp"
@@ -72,6 +73,18 @@ class ScenarioDriver {
   void sample_fragmentation(RunMetrics& m);
   void app_outcomes();
   void check_expectations(SimTime end);
+  // Serving traffic: each app's arrivals, one pending at a time.
+  void schedule_traffic();
+  void start_traffic(const std::string& app_id, SimTime origin);
+  void next_arrival(const std::string& app_id);
+  void serve_metrics(RunMetrics& m);
+  void cost_metrics(RunMetrics& m);
+  struct Traffic {
+    std::unique_ptr<TrafficSource> source;
+    SimTime origin = 0;
+    std::optional<SimTime> end;
+    bool started = false;
+  };
   const Scenario& sc_;
   RunView w_;
   RunResult& result_;
@@ -84,6 +97,8 @@ class ScenarioDriver {
   std::unique_ptr<OutputFile> csv_;
   UtilisationSampler sampler_;
   Executor::Periodic timeline_;
+  std::map<std::string, Traffic> traffic_;
+  RandomStreams traffic_rng_;
 };
 
 }  // namespace vramsim

@@ -91,7 +91,17 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   const SimTime end = w.loop.now();
   driver.finish(end, w.loop.events_run(), Json::object(), [&](RunMetrics& m) {
     const auto shutdown_at = w.control.shutdown_done_at();
+    const bool exclusive = sc.slurm.scheduling == PartitionScheduling::Exclusive;
+    double gpu_hours = 0;
     for (const auto& [id, j] : w.backend.jobs()) {
+      // A job holds its GPUs from its start; in the exclusive partition it
+      // holds every GPU of its node.
+      if (const PartitionNodeType* t = w.backend.host_type(j); t && j.started && t->gpus > 0) {
+        const double gpus = exclusive ? t->gpus : j.size.gpus;
+        const double h = gpus * to_seconds(j.ended.value_or(end) - *j.started) / 3600;
+        if (h > 0) m.gpu_hours_by_model[t->gpu_name] += h;
+        gpu_hours += h;
+      }
       if (j.life.state() == JobState::Cancelled) ++m.jobs_cancelled;
       if (j.life.state() == JobState::Timeout) ++m.jobs_timeout;
       if (!shutdown_at && !is_terminal(j.life.state())) ++m.jobs_left;
@@ -101,6 +111,9 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
         if (to > from) m.orphaned_job_seconds += to_seconds(to - from);
       }
     }
+    // The exclusive partition bills whole nodes (the job events carry only
+    // what the job asked for).
+    if (exclusive) m.gpu_hours_allocated = gpu_hours;
     if (!sc.slurm.background.empty()) {
       const BackgroundStats b = w.backend.background_stats(end);
       m.background_jobs = b.jobs;
@@ -169,6 +182,20 @@ void print_summary(const RunResult& r, std::ostream& out) {
   if (!r.unplaced.empty() || m.sbatch_refusals > 0)
     out << "idle allocation held meanwhile: " << format_number(std::round(m.idle_node_seconds))
         << " node-s of registered workers with nothing placed\n";
+  print_serve_table(r.serving, out);
+  // With serving, what the capacity cost (kept out of other summaries).
+  if (!r.serving.empty() && !r.metrics.gpu_hours_by_model.empty()) {
+    out << "GPU-hours held:";
+    for (const auto& [model, h] : r.metrics.gpu_hours_by_model)
+      out << " " << model << " " << format_number(std::round(h * 100) / 100);
+    if (r.metrics.cost_usd) out << "; cost $" << format_number(std::round(*r.metrics.cost_usd * 100) / 100);
+    else {
+      out << "; cost unknown: no price for";
+      for (const auto& u : r.metrics.unpriced) out << " " << u;
+      out << " (set gpu_prices_usd_per_hour)";
+    }
+    out << "\n";
+  }
   if (!r.status_lines.empty()) {
     out << "\n";
     for (const auto& l : r.status_lines) out << l << "\n";

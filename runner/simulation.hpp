@@ -3,12 +3,14 @@
 // state, simulated SLURM partition, control plane with the chosen policies),
 // replays the actions, then checks the expectations.
 #include <functional>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "analysis/critical_path.hpp"
+#include "runner/serve_metrics.hpp"
 #include "scenario/scenario.hpp"
 
 namespace vramsim {
@@ -66,6 +68,18 @@ struct RunMetrics {
   std::optional<double> gpu_hours_observed;  // devices seen holding memory x time (live only)
   std::optional<double> vram_utilisation;    // booked / advertised VRAM_MB-seconds
   std::optional<double> queue_wait_mean_s, queue_wait_p95_s;  // worker jobs, submit -> RUNNING
+  // Serving (docs/serving.md): every serving app's requests pooled; nullopt
+  // in a run without one. Percentiles are +inf where the rank falls on a
+  // request that never completed.
+  std::optional<double> req_completed, req_refused, req_timed_out, req_cold, req_failed, req_unfinished;
+  std::optional<double> req_wait_mean_s, req_latency_p50_s, req_latency_p95_s, req_latency_p99_s;
+  std::optional<double> req_slo_attainment, replica_seconds;
+  // GPU-hours the worker jobs held, by GPU model (a job of the exclusive
+  // partition holds every GPU of its node), and their cost at the price
+  // table; cost is nullopt when a model has no price (listed in unpriced).
+  std::map<std::string, double> gpu_hours_by_model;
+  std::optional<double> cost_usd;
+  std::vector<std::string> unpriced;
 
   // Every numeric metric by name, in a fixed order (sweep CSV columns);
   // nullopt: not measured in this run.
@@ -96,6 +110,7 @@ struct RunResult {
   std::vector<UnplacedDemand> unplaced;
   std::vector<std::string> status_lines;  // from --status-at and status actions
   std::vector<CriticalPath> critical_paths;
+  std::vector<ServeOutcome> serving;      // per serving app
   bool all_held() const;
 };
 

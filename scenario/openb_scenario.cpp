@@ -152,6 +152,7 @@ std::int64_t add_openb_nodes(const std::vector<OpenbNode>& nodes, const OpenbOpt
         throw ScenarioError(o.nodes_path, where + ", column 5 (model)",
                             "unknown GPU model '" + n.model + "' (add it under " + path + ".gpu_models)");
       t.gpu_model = m->device_name;
+      t.gpu_name = m->name;
       t.accelerator_type = n.model;
       t.gpu_memory_mb = m->vram_mb;
       min_vram = min_vram == 0 ? m->vram_mb : std::min(min_vram, m->vram_mb);

@@ -39,6 +39,7 @@ void parse_apps(Obj& root, Scenario& s, AppsById& by_id) {
   for (std::size_t i = 0; i < apps->size(); ++i) {
     Obj ao((*apps)[i], "$.apps[" + std::to_string(i) + "]", root.file());
     AppSpec a = parse_app(ao, nullptr);
+    parse_serve(ao, a, s);
     if (by_id.count(a.id)) ao.fail(ao.at("id"), "duplicate app id '" + a.id + "'");
     if (const Json* at = ao.get("deploy_at")) {
       ScenarioAction act;

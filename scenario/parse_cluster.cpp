@@ -105,6 +105,7 @@ PartitionNodeType parse_node_type(Obj& no) {
   const std::string gpu = no.string("gpu", "A100-SXM4-40GB");
   const auto& info = lookup_gpu(no, no.at("gpu"), gpu);
   t.gpu_model = info.device_name;
+  t.gpu_name = gpu;
   t.accelerator_type = info.accelerator_type;
   t.gpu_memory_mb = info.memory_mb;
   const std::string smi = no.string("nvidia_smi", "ok");

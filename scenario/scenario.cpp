@@ -109,6 +109,14 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
   check_partition(root, doc, s);
   AppsById by_id;
   parse_apps(root, s, by_id);
+  if (const Json* pr = root.get("gpu_prices_usd_per_hour")) {
+    Obj po(*pr, root.at("gpu_prices_usd_per_hour"), file);
+    for (auto it = pr->begin(); it != pr->end(); ++it) {
+      scenario_fields::lookup_gpu(po, po.at(it.key()), it.key());
+      s.gpu_prices[it.key()] = po.number(it.key(), 0, 0, 10000);
+    }
+    po.finish();
+  }
   parse_actions(root, s, by_id);
   parse_expectations(root, s, by_id);
   root.finish();

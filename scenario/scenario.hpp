@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backends/sim/sim_slurm_backend.hpp"
+#include "workload/traffic.hpp"
 #include "control/control_plane.hpp"
 #include "engine/trace.hpp"
 
@@ -144,6 +145,9 @@ struct Scenario {
   std::vector<WorkerJobSize> warm_workers;  // more warm workers, one per size (a trace's nodes)
   int utilisation_samples = 0;  // GPU use samples over the horizon (RunMetrics)
   std::vector<AppSpec> apps;
+  std::map<std::string, TrafficSpec> traffic;  // serving apps' requests, by app id
+  // $.gpu_prices_usd_per_hour: over the built-in on-demand table, by GPU model.
+  std::map<std::string, double> gpu_prices;
   std::vector<ScenarioAction> actions;  // sorted by time, stable
   std::vector<Expectation> expectations;
 };

@@ -28,6 +28,7 @@ struct PartitionNodeType {
   std::int64_t memory_gb = 128;
   int gpus = 1;
   std::string gpu_model = "NVIDIA A100-SXM4-40GB";
+  std::string gpu_name = "A100-SXM4-40GB";  // the scenario's short name (prices, GPU-hours by model)
   std::string accelerator_type = "A100";
   std::int64_t gpu_memory_mb = 40960;  // nvidia-smi memory.total per GPU
   bool nvidia_smi_present = true;
@@ -105,6 +106,16 @@ class SimSlurmBackend final : public ClusterBackend {
   void stop_node(const std::string& job_id) override;
   void call_replica(const std::string& job_id, const std::string& replica, const Json& payload,
                     CallDone done) override;
+  // The replica's work is the drawn service time, on the virtual clock.
+  void serve_request(const std::string& job_id, const std::string& replica, Duration service,
+                     ServeDone done) override {
+    (void)job_id; (void)replica;
+    exec_.after(service, std::move(done));
+  }
+  // The partition node a job ran on (nullptr: never started).
+  const PartitionNodeType* host_type(const SimJob& job) const {
+    return job.host >= 0 ? &hosts_[static_cast<std::size_t>(job.host)].type : nullptr;
+  }
 
   // Starts a job already running and registered at t=0 (a warm cluster).
   std::string start_warm_worker(const WorkerJobSize& size);

@@ -21,9 +21,10 @@ bool throws_naming(const std::function<void()>& f, const std::string& name) {
   return false;
 }
 
-TEST(PolicyRegistry, ListsTheFiveModels) {
+TEST(PolicyRegistry, ListsTheFiveControlPlaneModelsAndReplicaAutoscaling) {
   EXPECT_EQ(PolicyRegistry::instance().models(),
-            (Strings{"admission", "advertisement", "autoscaler", "shutdown", "sizing"}));
+            (Strings{"admission", "advertisement", "autoscaler", "replica_autoscaling", "shutdown", "sizing"}));
+  EXPECT_EQ(PolicyRegistry::instance().variants("replica_autoscaling"), (Strings{"ray"}));
   EXPECT_EQ(policy_models(), (Strings{"advertisement", "sizing", "admission", "autoscaler", "shutdown"}));
 }
 

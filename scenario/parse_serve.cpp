@@ -1,0 +1,219 @@
+// $.apps[i].serve: Ray Serve's deployment options by Ray's names, the
+// replica's work, and the traffic (docs/serving.md, docs/scenario-format.md).
+#include <algorithm>
+
+#include "models/gpu_models.hpp"
+#include "models/registry.hpp"
+#include "scenario/scenario_parse.hpp"
+#include "workload/traffic_trace.hpp"
+
+namespace vramsim::scenario_parse {
+
+using scenario_fields::enum_field;
+using scenario_fields::lookup_gpu;
+using scenario_fields::parse_latency;
+using scenario_fields::type_name;
+
+namespace {
+
+constexpr double kMaxRate = 1e6;            // requests per second
+constexpr double kMaxDelayS = 365.0 * 86400;
+constexpr std::int64_t kMaxRequests = 1000000000;
+constexpr std::int64_t kMaxOngoing = 1000000;
+
+// A number or null; null and absent give none.
+std::optional<double> nullable_number(Obj& o, const std::string& key, double min, double max, bool open_min) {
+  const Json* v = o.get(key);
+  if (!v || v->is_null()) return std::nullopt;
+  if (!v->is_number()) o.fail(o.at(key), "expected a number or null, got " + std::string(type_name(*v)));
+  const double x = v->get<double>();
+  if (!std::isfinite(x) || x < min || (open_min && x <= min) || x > max)
+    o.fail(o.at(key), std::string("expected a number in ") + (open_min ? "(" : "[") + format_number(min) + ", " +
+                          format_number(max) + "] or null, got " + v->dump());
+  return x;
+}
+
+// A field that may be absent (the default) but not null.
+double positive(Obj& o, const std::string& key, double def, double max) {
+  if (!o.has(key)) return def;
+  const auto v = nullable_number(o, key, 0, max, true);
+  if (!v) o.fail(o.at(key), "expected a number in (0, " + format_number(max) + "], got null");
+  return *v;
+}
+
+double non_negative(Obj& o, const std::string& key, double def, double max) {
+  if (!o.has(key)) return def;
+  const auto v = nullable_number(o, key, 0, max, false);
+  if (!v) o.fail(o.at(key), "expected a number in [0, " + format_number(max) + "], got null");
+  return *v;
+}
+
+TrafficSpec parse_trace(Obj& o, const std::string& app_id) {
+  TrafficTraceOptions t;
+  t.app_id = app_id;
+  t.format = enum_field(o, "format", {"gentd26-requests", "gentd26-qps", "azure-llm"}, "a traffic trace format");
+  t.path = o.string("path", "");
+  if (t.path.empty()) o.fail(o.at("path"), "expected the trace file's path (relative to the scenario)");
+  if (t.path.front() != '/') {
+    const auto slash = o.file().find_last_of('/');
+    if (slash != std::string::npos) t.path = o.file().substr(0, slash + 1) + t.path;
+  }
+  t.app_column = scenario_fields::opt_string(o, "app_column");
+  if (const Json* f = o.get("filter")) {
+    Obj fo(*f, o.at("filter"), o.file());
+    for (auto it = f->begin(); it != f->end(); ++it) t.filter[it.key()] = fo.string(it.key(), "");
+    fo.finish();
+  }
+  t.time_scale = positive(o, "time_scale", 1, 1e6);
+  t.rate_scale = positive(o, "rate_scale", 1, 1e6);
+  if (o.has("limit")) t.limit = static_cast<std::uint64_t>(o.integer("limit", 1, 1, kMaxRequests));
+  if (const Json* tk = o.get("tokens")) {
+    if (t.format != "azure-llm") o.fail(o.at("tokens"), "expected tokens only with format azure-llm");
+    Obj ko(*tk, o.at("tokens"), o.file());
+    t.overhead_s = non_negative(ko, "overhead_s", t.overhead_s, 3600);
+    t.prefill_s_per_token = non_negative(ko, "prefill_s_per_token", t.prefill_s_per_token, 60);
+    t.decode_s_per_token = non_negative(ko, "decode_s_per_token", t.decode_s_per_token, 60);
+    ko.finish();
+  }
+  try {
+    TrafficSpec spec = load_traffic_trace(t);
+    if (spec.requests.size() > static_cast<std::size_t>(kMaxRequests))
+      o.fail(o.at("path"), "expected at most " + std::to_string(kMaxRequests) + " requests");
+    return spec;
+  } catch (const WorkloadError& e) {
+    o.fail(o.at("path"), e.what());
+  }
+}
+
+ReplicaAutoscalingConfig parse_autoscaling(Obj& o) {
+  ReplicaAutoscalingConfig c;
+  c.min_replicas = static_cast<int>(o.integer("min_replicas", c.min_replicas, 0, limits::kMaxReplicas));
+  c.max_replicas = static_cast<int>(o.integer("max_replicas", c.max_replicas, 1, limits::kMaxReplicas));
+  if (c.max_replicas < c.min_replicas)
+    o.fail(o.at("max_replicas"), "expected max_replicas >= min_replicas (" + std::to_string(c.min_replicas) +
+                                     "), got " + std::to_string(c.max_replicas));
+  if (const Json* v = o.get("initial_replicas"); v && !v->is_null())
+    c.initial_replicas = static_cast<int>(o.integer_value(*v, o.at("initial_replicas"), c.min_replicas, c.max_replicas));
+  c.target_ongoing_requests = positive(o, "target_ongoing_requests", c.target_ongoing_requests, kMaxOngoing);
+  c.metrics_interval_s = positive(o, "metrics_interval_s", c.metrics_interval_s, 3600);
+  c.look_back_period_s = positive(o, "look_back_period_s", c.look_back_period_s, 86400);
+  c.upscale_delay_s = non_negative(o, "upscale_delay_s", c.upscale_delay_s, kMaxDelayS);
+  c.downscale_delay_s = non_negative(o, "downscale_delay_s", c.downscale_delay_s, kMaxDelayS);
+  c.downscale_to_zero_delay_s = nullable_number(o, "downscale_to_zero_delay_s", 0, kMaxDelayS, false);
+  c.smoothing_factor = positive(o, "smoothing_factor", c.smoothing_factor, 100);
+  c.upscaling_factor = nullable_number(o, "upscaling_factor", 0, 100, true);
+  c.downscaling_factor = nullable_number(o, "downscaling_factor", 0, 100, true);
+  c.policy = o.string("policy", c.policy);
+  if (!PolicyRegistry::instance().has(ReplicaAutoscalingPolicy::kModel, c.policy)) {
+    std::vector<std::string> names = PolicyRegistry::instance().variants(ReplicaAutoscalingPolicy::kModel);
+    o.fail(o.at("policy"), "unknown replica autoscaling policy '" + c.policy + "' (expected " +
+                               scenario_fields::one_of(names) + ")");
+  }
+  o.finish();
+  return c;
+}
+
+ServiceTimeModel parse_service(Obj& so) {
+  ServiceTimeModel m;
+  m.base = parse_latency(so, "service_time", LatencyModel::fixed(kSecond));
+  if (const Json* by = so.get("service_time_by_gpu")) {
+    Obj bo(*by, so.at("service_time_by_gpu"), so.file());
+    for (auto it = by->begin(); it != by->end(); ++it) {
+      const auto& info = lookup_gpu(bo, bo.at(it.key()), it.key());
+      m.by_device[info.device_name] = parse_latency(bo, it.key(), m.base);
+    }
+    bo.finish();
+  }
+  if (auto ref = scenario_fields::opt_string(so, "service_time_reference_gpu")) {
+    const auto& info = lookup_gpu(so, so.at("service_time_reference_gpu"), *ref);
+    const GpuPeak* p = find_gpu_peak(info.device_name);
+    const auto t = p ? (p->tflops(Accumulate::Fp32) ? p->tflops(Accumulate::Fp32) : p->tflops(Accumulate::Fp16))
+                     : std::nullopt;
+    if (!t || *t <= 0)
+      so.fail(so.at("service_time_reference_gpu"), "no fp16 TFLOPS figure is known for '" + *ref +
+                                                       "' (expected a GPU model of docs/gpu-models.md's table)");
+    m.reference_device = info.device_name;
+    m.reference_tflops = *t;
+  }
+  m.batching_slowdown = so.number("batching_slowdown", 0, 0, 100);
+  return m;
+}
+
+TrafficSpec parse_traffic(Obj& to, const std::string& app_id) {
+  TrafficSpec t;
+  if (const Json* tr = to.get("trace")) {
+    Obj o(*tr, to.at("trace"), to.file());
+    t = parse_trace(o, app_id);
+    o.finish();
+  } else {
+    const std::string process =
+        to.has("process") ? enum_field(to, "process", {"poisson", "piecewise", "diurnal"}, "a traffic process")
+                          : "poisson";
+    if (process == "poisson") {
+      t.process = TrafficSpec::Process::Poisson;
+      t.rate_per_s = to.number("rate_per_s", t.rate_per_s, 0, kMaxRate);
+    } else if (process == "piecewise") {
+      t.process = TrafficSpec::Process::Piecewise;
+      const Json* pts = to.get("points");
+      if (!pts || !pts->is_array() || pts->empty() || pts->size() > 1000000)
+        to.fail(to.at("points"), "expected a non-empty array (at most 1000000) of {\"at\", \"rate_per_s\"}");
+      for (std::size_t i = 0; i < pts->size(); ++i) {
+        Obj po((*pts)[i], to.at("points") + "[" + std::to_string(i) + "]", to.file());
+        TrafficPoint p{po.duration("at", 0), po.number("rate_per_s", 0, 0, kMaxRate)};
+        if (!po.has("rate_per_s")) po.fail(po.at("rate_per_s"), "expected a rate (requests per second)");
+        if (!t.points.empty() && p.at < t.points.back().at)
+          po.fail(po.at("at"), "expected points in time order (" + format_duration(p.at) + " is before " +
+                                   format_duration(t.points.back().at) + ")");
+        po.finish();
+        t.points.push_back(p);
+      }
+      if (to.has("interpolation"))
+        t.step = enum_field(to, "interpolation", {"linear", "step"}, "an interpolation") == "step";
+    } else {
+      t.process = TrafficSpec::Process::Diurnal;
+      t.mean_rate_per_s = to.number("mean_rate_per_s", t.mean_rate_per_s, 0, kMaxRate);
+      t.amplitude = to.number("amplitude", t.amplitude, 0, 1);
+      t.period = to.duration("period", t.period);
+      if (t.period <= 0) to.fail(to.at("period"), "expected a positive duration");
+      t.phase = to.duration("phase", t.phase);
+    }
+  }
+  if (to.has("start")) t.start = to.duration("start", 0);
+  if (to.has("end")) t.end = to.duration("end", 0);
+  if (t.start && t.end && *t.end < *t.start) to.fail(to.at("end"), "expected end >= start");
+  if (to.has("max_requests")) t.max_requests = static_cast<std::uint64_t>(to.integer("max_requests", 1, 1, kMaxRequests));
+  to.finish();
+  return t;
+}
+
+}  // namespace
+
+void parse_serve(Obj& ao, AppSpec& a, Scenario& s) {
+  const Json* v = ao.get("serve");
+  if (!v) return;
+  Obj so(*v, ao.at("serve"), ao.file());
+  ServeSpec sv;
+  sv.max_ongoing_requests = static_cast<int>(so.integer("max_ongoing_requests", sv.max_ongoing_requests, 1, kMaxOngoing));
+  sv.max_queued_requests = static_cast<int>(so.integer("max_queued_requests", sv.max_queued_requests, -1, kMaxRequests));
+  if (sv.max_queued_requests == 0)
+    so.fail(so.at("max_queued_requests"), "expected -1 (no limit) or at least 1, got 0");
+  if (auto t = nullable_number(so, "request_timeout_s", 0, kMaxDelayS, true)) sv.request_timeout = seconds(*t);
+  if (auto t = nullable_number(so, "slo_latency_s", 0, kMaxDelayS, true)) sv.slo_latency = seconds(*t);
+  sv.service = parse_service(so);
+  if (const Json* as = so.get("autoscaling_config"); as && !as->is_null()) {
+    if (ao.has("replicas"))
+      ao.fail(ao.at("replicas"), "expected no replicas beside serve.autoscaling_config (Ray Serve takes one or the "
+                                 "other: the autoscaler sets the count from initial_replicas or min_replicas)");
+    Obj co(*as, so.at("autoscaling_config"), so.file());
+    sv.autoscaling = parse_autoscaling(co);
+    a.replicas = sv.autoscaling->starting_replicas();
+  }
+  if (const Json* tr = so.get("traffic")) {
+    Obj to(*tr, so.at("traffic"), so.file());
+    s.traffic[a.id] = parse_traffic(to, a.id);
+  }
+  so.finish();
+  a.serve = std::move(sv);
+}
+
+}  // namespace vramsim::scenario_parse

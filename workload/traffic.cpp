@@ -1,0 +1,74 @@
+#include "workload/traffic.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vramsim {
+
+namespace {
+constexpr double kTwoPi = 6.283185307179586476925286766559;
+}
+
+double TrafficSpec::peak_rate() const {
+  switch (process) {
+    case Process::Poisson: return rate_per_s;
+    case Process::Diurnal: return mean_rate_per_s * (1 + amplitude);
+    case Process::Piecewise: {
+      double m = 0;
+      for (const auto& p : points) m = std::max(m, p.rate_per_s);
+      return m;
+    }
+    case Process::Trace: return 0;
+  }
+  return 0;
+}
+
+double TrafficSpec::rate_at(Duration t) const {
+  switch (process) {
+    case Process::Poisson: return rate_per_s;
+    case Process::Diurnal:
+      return mean_rate_per_s *
+             (1 + amplitude * std::sin(kTwoPi * to_seconds(t - phase) / to_seconds(period)));
+    case Process::Piecewise: {
+      if (points.empty()) return 0;
+      if (t <= points.front().at) return points.front().rate_per_s;
+      auto it = std::upper_bound(points.begin(), points.end(), t,
+                                 [](Duration x, const TrafficPoint& p) { return x < p.at; });
+      if (it == points.end()) return points.back().rate_per_s;
+      const TrafficPoint& b = *it;
+      const TrafficPoint& a = *(it - 1);
+      if (step || b.at == a.at) return a.rate_per_s;
+      const double f = static_cast<double>(t - a.at) / static_cast<double>(b.at - a.at);
+      return a.rate_per_s + f * (b.rate_per_s - a.rate_per_s);
+    }
+    case Process::Trace: return 0;
+  }
+  return 0;
+}
+
+std::optional<TrafficSource::Arrival> TrafficSource::next() {
+  if (spec_.max_requests && emitted_ >= *spec_.max_requests) return std::nullopt;
+  if (spec_.process == TrafficSpec::Process::Trace) {
+    if (index_ >= spec_.requests.size()) return std::nullopt;
+    const TraceRequest& r = spec_.requests[index_++];
+    ++emitted_;
+    return Arrival{r.at, r.service};
+  }
+  const double peak = spec_.peak_rate();
+  if (peak <= 0) return std::nullopt;
+  const bool constant = spec_.process == TrafficSpec::Process::Poisson;
+  // A piecewise rate that is 0 from its last point on ends the traffic.
+  const bool ends = spec_.process == TrafficSpec::Process::Piecewise && spec_.points.back().rate_per_s <= 0;
+  const double horizon_s = ends ? to_seconds(spec_.points.back().at) : INFINITY;
+  for (;;) {
+    t_s_ += rng_.exponential(1.0 / peak);
+    if (t_s_ > horizon_s || t_s_ > 1e12) return std::nullopt;
+    const Duration at = static_cast<Duration>(std::llround(t_s_ * 1e6));
+    if (constant || rng_.uniform01() * peak < spec_.rate_at(at)) {
+      ++emitted_;
+      return Arrival{at, -1};
+    }
+  }
+}
+
+}  // namespace vramsim
