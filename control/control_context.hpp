@@ -42,6 +42,9 @@ struct ControlConfig {
   // serve.shutdown, ray.shutdown and the head's `ray stop`); 0 by default:
   // the process is taken to exit as close_all returns.
   LatencyModel head_exit = LatencyModel::fixed(0);
+  // Run every replica autoscaling loop as a timer, none replayed: the
+  // reference the replayed loops are tested against (not a scenario field).
+  bool replica_autoscaler_every_loop = false;
 };
 
 struct ControlContext {

@@ -13,6 +13,7 @@ ControlPlane::ControlPlane(Executor& exec, ClusterBackend& backend, ClusterState
       shutdown_(ctx_, apps_, monitor_) {
   backend.set_listener(this);
   apps_.count_worker_jobs_with([this] { return monitor_.worker_jobs(); });
+  router_.before_change = [this] { autoscaler_.wake(); };
   apps_.on_replica_running = [this](const AppRecord& a, std::size_t i) { router_.replica_running(a, i); };
   apps_.on_replica_gone = [this](const AppRecord& a, std::size_t i, bool lost) { router_.replica_gone(a, i, lost); };
 }

@@ -54,6 +54,8 @@ class ControlPlane final : public BackendListener {
   void serve_request(const std::string& app_id, Duration service = -1) { router_.serve(app_id, service); }
   // What each serving app's requests met, up to now.
   std::map<std::string, ServeStats> serve_stats() { return router_.finish(ctx_.exec.now()); }
+  void keep_serve_windows() { router_.keep_windows(); }
+  std::vector<ServeWindow> take_serve_window() { return router_.take_window(); }
 
   void node_registered(NodeSpec spec) override;
   void node_lost(const std::string& job_id, const std::string& reason) override;

@@ -7,11 +7,21 @@
 
 namespace vramsim {
 
+namespace {
+const Duration kLoop = seconds(kControlLoopIntervalS);
+const Duration kRecord = seconds(kMetricRecordIntervalS);
+// At most this many loops are looked ahead (11.6 days).
+constexpr std::int64_t kMaxLookAhead = 10000000;
+}  // namespace
+
 void ReplicaAutoscaler::deployed(const AppSpec& spec) {
   if (!spec.serve || !spec.serve->autoscaling) {
     watched_.erase(spec.id);
     return;
   }
+  const SimTime now = ctx_.exec.now();
+  if (watched_.empty() && !timer_) last_tick_ = now;  // the loop's grid starts here
+  catch_up();
   Watched w;
   w.cfg = *spec.serve->autoscaling;
   w.policy = PolicyRegistry::instance().make<ReplicaAutoscalingPolicy>(w.cfg.policy);
@@ -19,50 +29,131 @@ void ReplicaAutoscaler::deployed(const AppSpec& spec) {
   const auto window =
       static_cast<std::size_t>(std::max(1.0, std::round(w.cfg.look_back_period_s / kMetricRecordIntervalS)));
   w.samples.assign(window, 0);
-  w.next_push = ctx_.exec.now() + seconds(w.cfg.metrics_interval_s);
+  w.next_record = next_grid(now);
+  w.next_push = now + seconds(w.cfg.metrics_interval_s);
   watched_[spec.id] = std::move(w);
-  if (!loop_.active())
-    loop_ = ctx_.exec.every(seconds(kControlLoopIntervalS), [this] { tick(); });
+  schedule(next_grid(now));
+}
+
+bool ReplicaAutoscaler::active(const AppRecord* app) {
+  if (!app || !app->admitted.value_or(false)) return false;
+  const AppState st = app->life.state();
+  return st == AppState::Running || st == AppState::Deploying || st == AppState::Unhealthy;
+}
+
+SimTime ReplicaAutoscaler::next_grid(SimTime t) const {
+  // The first loop at or after t.
+  if (t <= last_tick_) return last_tick_ + kLoop;
+  return last_tick_ + (t - last_tick_ + kLoop - 1) / kLoop * kLoop;
+}
+
+void ReplicaAutoscaler::schedule(SimTime t) {
+  if (timer_ && scheduled_at_ <= t) return;
+  if (timer_) ctx_.exec.cancel(timer_);
+  scheduled_at_ = t;
+  timer_ = ctx_.exec.at(t, [this] {
+    timer_ = 0;
+    tick();
+  });
+}
+
+ReplicaLoad ReplicaAutoscaler::load_of(const std::string& id, const Watched& w) const {
+  const int running = router_.running_replicas(id);
+  return ReplicaLoad{w.target, running, running == 0 ? w.now_load : w.reported};
+}
+
+int ReplicaAutoscaler::decide(Watched& w, const ReplicaLoad& load) const {
+  // apply_bounds: the policy's target within [min_replicas, max_replicas].
+  return std::clamp(w.policy->decide(w.cfg, load, w.state), w.cfg.min_replicas, w.cfg.max_replicas);
+}
+
+// The loops skipped since the last one run: nothing a decision reads
+// changed meanwhile (a change calls wake() first, and no sample or push
+// fell due), so each is the same pure decision, and none changed a target
+// (that loop would have been run).
+void ReplicaAutoscaler::replay(SimTime until) {
+  const std::int64_t loops = (until - last_tick_) / kLoop - 1;
+  if (loops > 0)
+    for (auto& [id, w] : watched_) {
+      if (!active(apps_.app(id))) continue;
+      const ReplicaLoad load = load_of(id, w);
+      for (std::int64_t k = 0; k < loops; ++k) decide(w, load);
+    }
+  if (loops > 0) last_tick_ += loops * kLoop;
+}
+
+void ReplicaAutoscaler::catch_up() {
+  if (watched_.empty()) return;
+  const SimTime now = ctx_.exec.now();
+  // Loops strictly before now, as if they had run.
+  if (now > last_tick_ + kLoop) replay(last_tick_ + (now - last_tick_ - 1) / kLoop * kLoop + kLoop);
+}
+
+void ReplicaAutoscaler::wake() {
+  if (watched_.empty() || ctx_.exited || ctx_.shutting_down) return;
+  catch_up();
+  schedule(next_grid(ctx_.exec.now()));
 }
 
 void ReplicaAutoscaler::tick() {
-  if (ctx_.exited || ctx_.shutting_down) {
-    loop_.cancel();
-    return;
-  }
+  if (ctx_.exited || ctx_.shutting_down) return;
   const SimTime now = ctx_.exec.now();
+  replay(now);
+  last_tick_ = now;
+  SimTime next = now + kMaxLookAhead * kLoop;
   for (auto& [id, w] : watched_) {
-    const AppRecord* app = apps_.app(id);
-    if (!app || !app->admitted.value_or(false)) continue;
-    const AppState st = app->life.state();
-    if (st != AppState::Running && st != AppState::Deploying && st != AppState::Unhealthy) continue;
-    const double now_load = router_.ongoing_requests(id);
+    if (!active(apps_.app(id))) continue;
+    // What the load was since the last loop run: nothing that changes it
+    // came without a wake() and a loop at once, but completions, which
+    // matter only where samples fall due at every record interval anyway.
+    const double before = w.now_load;
+    w.now_load = router_.ongoing_requests(id);
+    const bool idle = w.now_load == 0 && w.sum == 0 && w.reported == 0;
     // The handle's look-back window: a sample every record interval, its
-    // mean pushed every metrics_interval_s.
-    if (now >= w.next_record) {
-      const int sample = static_cast<int>(now_load);
+    // mean pushed every metrics_interval_s. An idle app's samples are all
+    // zero: they are taken as they fall due, without a loop of their own.
+    while (w.next_record <= now) {
+      const int sample = static_cast<int>(w.next_record < now ? before : w.now_load);
       w.sum += sample - w.samples[w.next_sample];
       w.samples[w.next_sample] = sample;
       w.next_sample = (w.next_sample + 1) % w.samples.size();
       w.filled = std::min(w.filled + 1, w.samples.size());
-      w.next_record = now + seconds(kMetricRecordIntervalS);
+      w.next_record += kRecord;
     }
-    if (now >= w.next_push && w.filled > 0) {
-      w.reported = static_cast<double>(w.sum) / static_cast<double>(w.filled);
+    if (w.next_push <= now) {
+      if (w.filled > 0) w.reported = static_cast<double>(w.sum) / static_cast<double>(w.filled);
       while (w.next_push <= now) w.next_push += seconds(w.cfg.metrics_interval_s);
     }
-    const int running = router_.running_replicas(id);
-    ReplicaLoad load{w.target, running, running == 0 ? now_load : w.reported};
-    // apply_bounds: the policy's target within [min_replicas, max_replicas].
-    const int next = std::clamp(w.policy->decide(w.cfg, load, w.state), w.cfg.min_replicas, w.cfg.max_replicas);
-    if (next == w.target) continue;
-    ctx_.trace.record(now, "replica_target",
-                      {{"app", id}, {"from", w.target}, {"to", next}, {"running", running},
-                       {"ongoing_requests", load.total_ongoing_requests}});
-    const std::string reason = running == 0 ? "cold start" : next > w.target ? "upscale" : "downscale";
-    w.target = next;
-    apps_.scale_replicas(id, next, reason);
+    ReplicaLoad load = load_of(id, w);
+    const int target = decide(w, load);
+    if (target != w.target) {
+      ctx_.trace.record(now, "replica_target",
+                        {{"app", id}, {"from", w.target}, {"to", target}, {"running", load.running_replicas},
+                         {"ongoing_requests", load.total_ongoing_requests}});
+      const std::string reason =
+          load.running_replicas == 0 ? "cold start" : target > w.target ? "upscale" : "downscale";
+      w.target = target;
+      apps_.scale_replicas(id, target, reason);
+      load = load_of(id, w);
+    }
+    // The next loop that must run: a sample or a push falling due (but for
+    // an idle app), or the first loop whose decision changes the target.
+    SimTime due = idle ? next : std::min(w.next_record, w.next_push);
+    if (w.now_load > 0 && load.running_replicas == 0) due = now + kLoop;  // a cold start decides at once
+    const std::int64_t limit =
+        ctx_.cfg.replica_autoscaler_every_loop ? 0 : std::max<std::int64_t>(1, (std::min(due, next) - now) / kLoop);
+    ReplicaAutoscalingState st = w.state;
+    for (std::int64_t k = 1; k <= limit; ++k) {
+      const int before = st.decision_counter;
+      if (std::clamp(w.policy->decide(w.cfg, load, st), w.cfg.min_replicas, w.cfg.max_replicas) != w.target) {
+        due = std::min(due, now + k * kLoop);
+        break;
+      }
+      if (st.decision_counter == before) break;  // a fixed point: no loop changes the target
+    }
+    next = std::min(next, next_grid(due));
   }
+  schedule(ctx_.cfg.replica_autoscaler_every_loop ? now + kLoop : next);
 }
 
 }  // namespace vramsim

@@ -9,8 +9,12 @@
 // load is read as it is now (a request at a cold deployment scales it at
 // once, as Ray's handle pushes its metrics then).
 //
-// Cost: O(autoscaled apps) per loop; the loop runs only once such an app
-// was deployed, so a run without one has no extra timer.
+// Cost: the loop is Ray's, one decision every 0.1 s, but only the loops
+// where something happens run as timers: a load sample or push falling due,
+// a request or replica change (wake()), or the loop whose decision changes a
+// target. The loops between are the same pure decision over unchanged
+// inputs and are replayed as calls, so an idle app costs no timer and a
+// run without an autoscaled app none at all.
 #include <map>
 #include <memory>
 #include <string>
@@ -30,7 +34,10 @@ class ReplicaAutoscaler {
   // A deploy of this app: it is autoscaled from now if its serve object has
   // an autoscaling_config (its target restarts at the starting count).
   void deployed(const AppSpec& spec);
-  void stop() { loop_.cancel(); }
+  // Something the decisions read is about to change (a request arrives, a
+  // replica starts or goes): the loops before now are caught up, and the
+  // next one runs.
+  void wake();
 
  private:
   struct Watched {
@@ -38,21 +45,31 @@ class ReplicaAutoscaler {
     std::shared_ptr<const ReplicaAutoscalingPolicy> policy;
     ReplicaAutoscalingState state;
     int target = 0;
-    std::vector<int> samples;        // the look-back window, one per loop
+    std::vector<int> samples;        // the look-back window, one per record interval
     std::size_t next_sample = 0;
     std::size_t filled = 0;
     long long sum = 0;
     double reported = 0;             // the last metrics push
+    double now_load = 0;             // at the last loop run
     SimTime next_push = 0;
     SimTime next_record = 0;
   };
   void tick();
+  void replay(SimTime until);        // the loops after the last one run and before `until`
+  void catch_up();
+  void schedule(SimTime t);
+  SimTime next_grid(SimTime t) const;
+  int decide(Watched& w, const ReplicaLoad& load) const;
+  static bool active(const AppRecord* app);
+  ReplicaLoad load_of(const std::string& id, const Watched& w) const;
 
   ControlContext& ctx_;
   AppsManager& apps_;
   Router& router_;
   std::map<std::string, Watched> watched_;
-  Executor::Periodic loop_;
+  SimTime last_tick_ = 0;            // the last loop run (or the grid's origin)
+  TimerId timer_ = 0;
+  SimTime scheduled_at_ = 0;
 };
 
 }  // namespace vramsim

@@ -7,6 +7,17 @@
 
 namespace vramsim {
 
+namespace {
+// Nearest rank over a non-empty sample (reorders it).
+double nearest_rank(std::vector<float>& v, double p) {
+  auto rank = static_cast<std::size_t>(std::ceil(p / 100 * static_cast<double>(v.size())));
+  rank = std::clamp<std::size_t>(rank, 1, v.size());
+  auto nth = v.begin() + static_cast<std::ptrdiff_t>(rank - 1);
+  std::nth_element(v.begin(), nth, v.end());
+  return *nth;
+}
+}  // namespace
+
 void Router::call(const std::string& app_id, const Json& payload) {
   const std::uint64_t call_id = ++calls_;
   auto it = apps_.find(app_id);
@@ -55,12 +66,15 @@ void Router::count_replica_time(AppServing& s) {
 void Router::serve(const std::string& app_id, Duration service) {
   auto it = apps_.find(app_id);
   if (it == apps_.end() || !it->second.spec.serve) return;
+  if (before_change) before_change();
   AppServing& s = serving(it->second);
   ++s.stats.arrived;
+  ++s.w_arrivals;
   const AppState st = it->second.life.state();
   // A deployment that failed, or was deleted, answers with an error at once.
   if (ctx_.exited || st == AppState::DeployFailed || st == AppState::Deleted || st == AppState::Deleting) {
     ++s.stats.refused;
+    ++s.w_never;
     return;
   }
   expire(s);
@@ -73,6 +87,7 @@ void Router::serve(const std::string& app_id, Duration service) {
   const int limit = s.spec->max_queued_requests;
   if (limit >= 0 && static_cast<long>(s.queue.size()) >= limit) {
     ++s.stats.refused;
+    ++s.w_never;
     return;
   }
   s.queue.push_back(w);
@@ -86,6 +101,7 @@ void Router::expire(AppServing& s) {
   while (!s.queue.empty() && s.queue.front().arrival + *s.spec->request_timeout <= now) {
     s.queue.pop_front();
     ++s.stats.timed_out;
+    ++s.w_never;
   }
 }
 
@@ -153,9 +169,15 @@ void Router::done(AppServing& s, std::size_t replica, std::uint32_t epoch, SimTi
   const SimTime now = ctx_.exec.now();
   if (timed_out) {
     ++s.stats.timed_out;
+    ++s.w_never;
   } else {
     ++s.stats.completed;
-    s.stats.latencies_s.push_back(static_cast<float>(to_seconds(now - arrival)));
+    const auto latency = static_cast<float>(to_seconds(now - arrival));
+    s.stats.latencies_s.push_back(latency);
+    if (windows_) {
+      ++s.w_completed;
+      s.w_latencies.push_back(latency);
+    }
     if (s.spec->slo_latency && now - arrival <= *s.spec->slo_latency) ++s.stats.slo_met;
     if (cold && !s.stats.first_cold_done) {
       s.stats.first_cold_done = now;
@@ -198,6 +220,7 @@ void Router::set_accepting(AppServing& s, std::size_t replica, bool on) {
 
 void Router::replica_running(const AppRecord& app, std::size_t index) {
   if (!app.spec.serve) return;
+  if (before_change) before_change();
   AppServing& s = serving(app);
   if (s.slots.size() <= index) s.slots.resize(index + 1);
   Slot& slot = s.slots[index];
@@ -228,6 +251,7 @@ void Router::replica_gone(const AppRecord& app, std::size_t index, bool lost) {
   auto it = serving_.find(app.spec.id);
   if (it == serving_.end() || index >= it->second.slots.size()) return;
   AppServing& s = it->second;
+  if (before_change) before_change();
   set_accepting(s, index, false);
   Slot& slot = s.slots[index];
   // A stopped replica finishes what it holds (Ray drains it); a lost one
@@ -250,6 +274,28 @@ double Router::ongoing_requests(const std::string& app_id) {
 int Router::running_replicas(const std::string& app_id) const {
   auto it = serving_.find(app_id);
   return it == serving_.end() ? 0 : static_cast<int>(it->second.candidates.size());
+}
+
+std::vector<ServeWindow> Router::take_window() {
+  std::vector<ServeWindow> out;
+  for (auto& [id, s] : serving_) {
+    expire(s);
+    ServeWindow w;
+    w.app = id;
+    w.arrivals = s.w_arrivals;
+    w.completed = s.w_completed;
+    w.never = s.w_never;
+    if (!s.w_latencies.empty()) {
+      w.p50_s = nearest_rank(s.w_latencies, 50);
+      w.p95_s = nearest_rank(s.w_latencies, 95);
+    }
+    w.replicas = static_cast<int>(s.candidates.size());
+    w.ongoing = static_cast<double>(s.queue.size() + static_cast<std::size_t>(s.on_replicas));
+    s.w_arrivals = s.w_completed = s.w_never = 0;
+    s.w_latencies.clear();
+    out.push_back(std::move(w));
+  }
+  return out;
 }
 
 std::map<std::string, ServeStats> Router::finish(SimTime now) {

@@ -19,6 +19,7 @@
 // changes them.
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -46,6 +47,15 @@ struct ServeStats {
   std::uint64_t never() const { return refused + timed_out + failed + unfinished; }
 };
 
+// One window of a serving app's timeline (take_window).
+struct ServeWindow {
+  std::string app;
+  std::uint64_t arrivals = 0, completed = 0, never = 0;  // never: refused or timed out in the window
+  std::optional<double> p50_s, p95_s;                   // over the window's completed requests
+  int replicas = 0;                                     // RUNNING at the window's end
+  double ongoing = 0;                                   // queued + on replicas at its end
+};
+
 class Router {
  public:
   Router(ControlContext& ctx, const std::map<std::string, AppRecord>& apps) : ctx_(ctx), apps_(apps) {}
@@ -67,6 +77,12 @@ class Router {
   // Per serving app, up to `now` (the run's end): unfinished requests
   // counted, replica-seconds closed.
   std::map<std::string, ServeStats> finish(SimTime now);
+  // The timeline: keep per-window figures from now on; take_window returns
+  // each serving app's window since the last call and starts the next.
+  void keep_windows() { windows_ = true; }
+  // Called before a request arrives or a replica starts or goes.
+  std::function<void()> before_change;
+  std::vector<ServeWindow> take_window();
 
  private:
   struct Waiting {
@@ -95,6 +111,9 @@ class Router {
     RandomStream* work = nullptr;
     SimTime last_change = 0;
     ServeStats stats;
+    // The window in progress (keep_windows).
+    std::uint64_t w_arrivals = 0, w_completed = 0, w_never = 0;
+    std::vector<float> w_latencies;
   };
   AppServing& serving(const AppRecord& app);
   void expire(AppServing& s);               // queued requests past their deadline
@@ -109,6 +128,7 @@ class Router {
   const std::map<std::string, AppRecord>& apps_;
   std::uint64_t calls_ = 0;
   std::map<std::string, AppServing> serving_;
+  bool windows_ = false;
 };
 
 }  // namespace vramsim

@@ -561,6 +561,8 @@ void ScenarioDriver::finish(SimTime end, std::uint64_t events, const Json& end_f
 void ScenarioDriver::close_trace(SimTime end, std::uint64_t events, const Json& end_fields) {
   timeline_.cancel();
   if (csv_) csv_->close();
+  serve_timeline_.cancel();
+  if (serve_csv_) serve_csv_->close();
   // What never found a node, said in the trace before the run ends.
   result_.unplaced = unplaced_demands(w_, memory_->events);
   for (const auto& u : result_.unplaced)
@@ -600,6 +602,23 @@ void ScenarioDriver::count_metrics(SimTime end, std::uint64_t events,
   world_metrics(m);
   serve_metrics(m);
   cost_metrics(m);
+}
+
+void ScenarioDriver::schedule_serve_timeline(const std::string& path, Duration window) {
+  serve_csv_ = std::make_unique<OutputFile>(path);
+  serve_csv_->write("time_s,app,arrival_rate_per_s,completed,never,latency_p50_s,latency_p95_s,replicas,"
+                    "ongoing_requests\n");
+  serve_window_ = window;
+  w_.control.keep_serve_windows();
+  serve_timeline_ = w_.exec.every(window, [this] {
+    const double t = to_seconds(w_.exec.now());
+    auto opt = [](std::optional<double> v) { return v ? format_number(*v) : std::string(); };
+    for (const ServeWindow& s : w_.control.take_serve_window())
+      serve_csv_->write(format_number(t) + "," + s.app + "," +
+                        format_number(static_cast<double>(s.arrivals) / to_seconds(serve_window_)) + "," +
+                        std::to_string(s.completed) + "," + std::to_string(s.never) + "," + opt(s.p50_s) + "," +
+                        opt(s.p95_s) + "," + std::to_string(s.replicas) + "," + format_number(s.ongoing) + "\n");
+  });
 }
 
 void ScenarioDriver::schedule_traffic() {

@@ -48,6 +48,9 @@ class ScenarioDriver {
   // snapshots and the --status-every timeline (CSV at `csv_path`).
   void schedule(const std::vector<Duration>& status_at, std::optional<Duration> status_every,
                 const std::string& csv_path);
+  // The serving timeline: every `window`, one CSV row per serving app
+  // (docs/serving.md, "Timeline"), written to `path` as the run goes.
+  void schedule_serve_timeline(const std::string& path, Duration window);
   // What a `shutdown` action does; default: the control plane's shutdown.
   std::function<void()> on_shutdown_action;
   // Runs after every action (live: is the run over?).
@@ -99,6 +102,9 @@ class ScenarioDriver {
   Executor::Periodic timeline_;
   std::map<std::string, Traffic> traffic_;
   RandomStreams traffic_rng_;
+  std::unique_ptr<OutputFile> serve_csv_;
+  Executor::Periodic serve_timeline_;
+  Duration serve_window_ = 0;
 };
 
 }  // namespace vramsim

@@ -86,6 +86,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   for (const auto& z : sc.warm_workers) w.backend.start_warm_worker(z);
   w.control.start();
   driver.schedule(opt.status_at, opt.status_every, opt.status_csv_path);
+  if (!opt.serve_timeline_path.empty()) driver.schedule_serve_timeline(opt.serve_timeline_path, opt.serve_window);
 
   w.loop.run(sc.horizon);
   const SimTime end = w.loop.now();

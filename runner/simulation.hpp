@@ -25,6 +25,8 @@ struct RunOptions {
   std::string status_csv_path = "status-timeline.csv";  // timeline CSV, with status_every
   bool critical_path = false;              // explain each app's time to RUNNING
   std::string chrome_trace_path;           // Chrome Trace Event JSON; empty: none
+  std::string serve_timeline_path;         // serving timeline CSV; empty: none
+  Duration serve_window = 60 * kSecond;    // its window
 };
 
 struct ExpectationResult {

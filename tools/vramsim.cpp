@@ -66,6 +66,11 @@ int main(int argc, char** argv) {
       ->check(cli::non_empty("a duration such as 10s"));
   run->add_option("--status-csv", status_csv, "timeline CSV file (default status-timeline.csv)")
       ->check(cli::non_empty("a file path"));
+  std::string serve_timeline, serve_window;
+  run->add_option("--serve-timeline", serve_timeline, "serving timeline CSV: requests and replicas per window")
+      ->check(cli::non_empty("a file path"));
+  run->add_option("--serve-window", serve_window, "the serving timeline's window (default 60s)")
+      ->check(cli::non_empty("a duration such as 60s"));
   std::string chrome_trace_path;
   run->add_option("--chrome-trace", chrome_trace_path, "write the run in Chrome Trace Event format (Perfetto) to this file")
       ->check(cli::non_empty("a file path"));
@@ -151,6 +156,17 @@ int main(int argc, char** argv) {
       if (!status_csv.empty()) opt.status_csv_path = status_csv;
       opt.critical_path = show_critical_path;
       opt.chrome_trace_path = chrome_trace_path;
+      opt.serve_timeline_path = serve_timeline;
+      if (!serve_window.empty()) {
+        auto d = parse_duration(serve_window);
+        if (!d || *d < limits::kMinPeriod || *d > limits::kMaxDuration) {
+          std::cerr << "vramsim: --serve-window: expected a duration from " << format_duration(limits::kMinPeriod)
+                    << " to " << format_duration(limits::kMaxDuration) << " such as 60s, got '" << serve_window
+                    << "'\n";
+          return kExitInvalidInput;
+        }
+        opt.serve_window = *d;
+      }
       const RunResult r = run_scenario(sc, opt);
       print_summary(r, std::cout);
       // File notes go to stderr so that stdout is the same wherever it runs.
@@ -159,6 +175,8 @@ int main(int argc, char** argv) {
       if (opt.status_every)
         std::cerr << "status timeline written to " << opt.status_csv_path << "\n";
       if (!opt.chrome_trace_path.empty()) std::cerr << "Chrome trace written to " << opt.chrome_trace_path << "\n";
+      if (!opt.serve_timeline_path.empty())
+        std::cerr << "serving timeline written to " << opt.serve_timeline_path << "\n";
       return r.all_held() ? 0 : kExitExpectation;
     }
     std::vector<std::string> specs = {"legacy", "fixed"};

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <string>
 
 #include "analysis/trace_diff.hpp"
@@ -324,6 +325,49 @@ TEST(Serving, ARunIsDeterministic) {
   EXPECT_EQ(*a.serving[0].wait_mean_s, *b.serving[0].wait_mean_s);
   doc["seed"] = std::uint64_t{2};
   EXPECT_NE(*run(doc).serving[0].wait_mean_s, *a.serving[0].wait_mean_s);
+}
+
+}  // namespace
+}  // namespace vramsim
+
+namespace vramsim {
+namespace {
+
+// The replica autoscaler runs only the loops where something happens and
+// replays the rest as pure decisions: its trace must be the one of running
+// every 0.1 s loop.
+TEST(Serving, ReplayedLoopsDecideAsEveryLoopRunWould) {
+  const Json step = {{"process", "piecewise"},
+                     {"interpolation", "step"},
+                     {"points", Json::array({{{"at", 0}, {"rate_per_s", 0.2}},
+                                             {{"at", "600s"}, {"rate_per_s", 12}},
+                                             {{"at", "1500s"}, {"rate_per_s", 0}},
+                                             {{"at", "4000s"}, {"rate_per_s", 3}},
+                                             {{"at", "5000s"}, {"rate_per_s", 0}}})}};
+  Json as = {{"min_replicas", 0}, {"max_replicas", 20}, {"initial_replicas", 1}, {"target_ongoing_requests", 2},
+             {"upscale_delay_s", 3}, {"downscale_delay_s", 120}, {"downscale_to_zero_delay_s", 300}};
+  for (int variant = 0; variant < 2; ++variant) {
+    if (variant == 1) as["upscaling_factor"] = 0.5;
+    Json doc = autoscaled(step, as, "3h");
+    doc["apps"][0]["serve"]["service_time"] = {{"dist", "exponential"}, {"mean", "1s"}};
+    std::string traces[2];
+    TestDir dir;
+    for (int every = 0; every < 2; ++every) {
+      Scenario sc = parse_scenario(doc, "replay.json");
+      sc.control.replica_autoscaler_every_loop = every == 1;
+      RunOptions o;
+      o.trace_path = dir.file("t" + std::to_string(every) + ".jsonl");
+      run_scenario(sc, o);
+      std::ifstream in(o.trace_path);
+      std::string line, kept;
+      // Every event but run_ended, whose event count differs by the timers.
+      while (std::getline(in, line))
+        if (line.find("\"run_ended\"") == std::string::npos) kept += line + "\n";
+      traces[every] = kept;
+    }
+    EXPECT_EQ(traces[0], traces[1]) << "variant " << variant;
+    EXPECT_NE(traces[0].find("replica_target"), std::string::npos);
+  }
 }
 
 }  // namespace
