@@ -76,8 +76,7 @@ void ReplicaAutoscaler::replay(SimTime until) {
   if (loops > 0)
     for (auto& [id, w] : watched_) {
       if (!active(apps_.app(id))) continue;
-      const ReplicaLoad load = load_of(id, w);
-      for (std::int64_t k = 0; k < loops; ++k) decide(w, load);
+      w.policy->repeat(w.cfg, load_of(id, w), w.state, loops);
     }
   if (loops > 0) last_tick_ += loops * kLoop;
 }
@@ -142,15 +141,8 @@ void ReplicaAutoscaler::tick() {
     if (w.now_load > 0 && load.running_replicas == 0) due = now + kLoop;  // a cold start decides at once
     const std::int64_t limit =
         ctx_.cfg.replica_autoscaler_every_loop ? 0 : std::max<std::int64_t>(1, (std::min(due, next) - now) / kLoop);
-    ReplicaAutoscalingState st = w.state;
-    for (std::int64_t k = 1; k <= limit; ++k) {
-      const int before = st.decision_counter;
-      if (std::clamp(w.policy->decide(w.cfg, load, st), w.cfg.min_replicas, w.cfg.max_replicas) != w.target) {
-        due = std::min(due, now + k * kLoop);
-        break;
-      }
-      if (st.decision_counter == before) break;  // a fixed point: no loop changes the target
-    }
+    if (const std::int64_t k = w.policy->loops_until_change(w.cfg, load, w.state, limit); k > 0)
+      due = std::min(due, now + k * kLoop);
     next = std::min(next, next_grid(due));
   }
   schedule(ctx_.cfg.replica_autoscaler_every_loop ? now + kLoop : next);

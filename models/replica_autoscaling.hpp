@@ -5,6 +5,7 @@
 // delay counter), decided once per controller loop (kControlLoopIntervalS).
 // The `ray` variant is Ray Serve's default policy (docs/serving.md lists the
 // facts and where in Ray's source each comes from).
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -58,6 +59,17 @@ class ReplicaAutoscalingPolicy {
   // before the caller bounds it to [min_replicas, max_replicas].
   virtual int decide(const ReplicaAutoscalingConfig& cfg, const ReplicaLoad& load,
                      ReplicaAutoscalingState& state) const = 0;
+  // Over `load` held constant: how many decisions from `state` until the
+  // first whose target, bounded to [min, max], differs from
+  // load.target_replicas (that one included); 0 when none ever does, or
+  // none within `limit`. The default makes the decisions one by one.
+  virtual std::int64_t loops_until_change(const ReplicaAutoscalingConfig& cfg, const ReplicaLoad& load,
+                                          ReplicaAutoscalingState state, std::int64_t limit) const;
+  // `n` decisions over `load` held constant, none of which changes the
+  // target (the caller knows from loops_until_change): their effect on
+  // `state`. The default makes them one by one.
+  virtual void repeat(const ReplicaAutoscalingConfig& cfg, const ReplicaLoad& load, ReplicaAutoscalingState& state,
+                      std::int64_t n) const;
 };
 
 // Ray's desired count before the delays: the running count scaled by the

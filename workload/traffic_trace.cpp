@@ -6,6 +6,8 @@
 #include <fstream>
 #include <vector>
 
+#include "engine/format.hpp"
+
 namespace vramsim {
 
 namespace {
@@ -89,8 +91,8 @@ double field_number(const Table& t, std::size_t line, const std::vector<std::str
                     double min, double max) {
   double x = 0;
   if (!parse_double(f[c], x) || x < min || x > max)
-    throw WorkloadError(t.file, line, t.header[c], "expected a number in [" + std::to_string(min) + ", " +
-                                                       std::to_string(max) + "], got '" + f[c] + "'");
+    throw WorkloadError(t.file, line, t.header[c], "expected a number in [" + format_number(min) + ", " +
+                                                       format_number(max) + "], got '" + f[c] + "'");
   return x;
 }
 

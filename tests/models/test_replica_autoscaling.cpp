@@ -202,6 +202,40 @@ TEST(RayReplicaAutoscaling, DelaysTruncateToWholeLoopsAsRayDoes) {
   EXPECT_EQ(decide(c, st, 1, 5, 1), 5);
 }
 
+// The closed forms the ray variant gives for a constant load agree with the
+// decisions made one by one (the base class's way).
+TEST(RayReplicaAutoscaling, ClosedFormsAgreeWithOneDecisionAtATime) {
+  const auto p = ray();
+  int checked = 0;
+  for (int target : {0, 1, 2, 5})
+    for (int running : {0, 1, 3})
+      for (double total : {0.0, 0.5, 2.0, 7.0, 40.0})
+        for (int counter : {-70, -1, 0, 1, 25})
+          for (std::optional<double> to_zero : {std::optional<double>(), std::optional<double>(3.0)}) {
+            auto c = config(0, 8, 2);
+            c.upscale_delay_s = 3;
+            c.downscale_delay_s = 6;
+            c.downscale_to_zero_delay_s = to_zero;
+            const ReplicaLoad load{target, running, total};
+            const ReplicaAutoscalingState st{counter};
+            for (std::int64_t limit : {1, 10, 1000}) {
+              EXPECT_EQ(p->loops_until_change(c, load, st, limit),
+                        p->ReplicaAutoscalingPolicy::loops_until_change(c, load, st, limit))
+                  << target << " " << running << " " << total << " " << counter << " " << limit;
+            }
+            const std::int64_t k = p->ReplicaAutoscalingPolicy::loops_until_change(c, load, st, 1000);
+            for (std::int64_t n : {1, 2, 7}) {
+              if (k != 0 && n >= k) continue;  // repeat() is for loops that change nothing
+              ReplicaAutoscalingState a = st, b = st;
+              p->repeat(c, load, a, n);
+              p->ReplicaAutoscalingPolicy::repeat(c, load, b, n);
+              EXPECT_EQ(a.decision_counter, b.decision_counter) << target << " " << running << " " << total;
+              ++checked;
+            }
+          }
+  EXPECT_GT(checked, 500);
+}
+
 TEST(RayReplicaAutoscaling, DefaultsAreRays) {
   const ReplicaAutoscalingConfig c;
   EXPECT_EQ(c.min_replicas, 1);

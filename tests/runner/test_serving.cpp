@@ -372,3 +372,67 @@ TEST(Serving, ReplayedLoopsDecideAsEveryLoopRunWould) {
 
 }  // namespace
 }  // namespace vramsim
+
+namespace vramsim {
+namespace {
+
+// Every serve field is range-checked before any arithmetic; the error names
+// the file, the JSON path and what was expected.
+TEST(ServingScenario, BadFieldsAreRefusedNamingThePath) {
+  struct Case { std::string path, value, want; };
+  const std::vector<Case> cases = {
+      {"/apps/0/serve/max_ongoing_requests", "0", "$.apps[0].serve.max_ongoing_requests: expected an integer in [1,"},
+      {"/apps/0/serve/max_queued_requests", "0", "expected -1 (no limit) or at least 1, got 0"},
+      {"/apps/0/serve/max_queued_requests", "-2", "max_queued_requests: expected an integer in [-1,"},
+      {"/apps/0/serve/request_timeout_s", "0", "request_timeout_s: expected a number in (0,"},
+      {"/apps/0/serve/batching_slowdown", "-1", "batching_slowdown: expected a number in [0, 100]"},
+      {"/apps/0/serve/service_time_reference_gpu", "\"B300\"", "unknown GPU model 'B300'"},
+      {"/apps/0/serve/service_time_by_gpu", "{\"B300\": \"1s\"}", "service_time_by_gpu.B300: unknown GPU model"},
+      {"/apps/0/serve/traffic/rate_per_s", "-1", "traffic.rate_per_s: expected a number in [0, 1000000], got -1"},
+      {"/apps/0/serve/traffic/process", "\"bursty\"", "expected a traffic process: poisson, piecewise or diurnal"},
+      {"/apps/0/serve/traffic/max_requests", "0", "max_requests: expected an integer in [1,"},
+      {"/apps/0/serve/traffic/trace", "{\"format\": \"gentd26-requests\", \"path\": \"nope.csv\"}",
+       "traffic.trace.path: nope.csv: file: cannot be read"},
+      {"/apps/0/serve/traffic/trace", "{\"format\": \"mlperf\", \"path\": \"x\"}", "expected a traffic trace format"},
+      {"/apps/0/serve/autoscaling_config", "{\"min_replicas\": 3, \"max_replicas\": 2}",
+       "max_replicas: expected max_replicas >= min_replicas (3), got 2"},
+      {"/apps/0/serve/autoscaling_config", "{\"max_replicas\": 0}", "max_replicas: expected an integer in [1,"},
+      {"/apps/0/serve/autoscaling_config", "{\"max_replicas\": 4, \"initial_replicas\": 5}",
+       "initial_replicas: expected an integer in [1, 4]"},
+      {"/apps/0/serve/autoscaling_config", "{\"target_ongoing_requests\": 0}",
+       "target_ongoing_requests: expected a number in (0,"},
+      {"/apps/0/serve/autoscaling_config", "{\"upscaling_factor\": -1}", "upscaling_factor: expected a number in (0, 100]"},
+      {"/apps/0/serve/autoscaling_config", "{\"upscale_delay_s\": null}", "upscale_delay_s: expected a number in [0,"},
+      {"/apps/0/serve/autoscaling_config", "{\"policy\": \"linear\"}", "unknown replica autoscaling policy 'linear'"},
+      {"/apps/0/serve/autoscaling_config", "{\"min_replica\": 1}", "autoscaling_config.min_replica: unknown field"},
+      {"/gpu_prices_usd_per_hour", "{\"A100-SXM4-80GB\": -1}", "gpu_prices_usd_per_hour.A100-SXM4-80GB: expected a number in [0,"},
+  };
+  for (const auto& c : cases) {
+    Json doc = queue_scenario(1, 1, "1s", 10);
+    if (c.path.find("autoscaling_config") != std::string::npos) doc["apps"][0].erase("replicas");
+    doc[Json::json_pointer(c.path)] = Json::parse(c.value);
+    try {
+      parse_scenario(doc, "bad.json");
+      ADD_FAILURE() << c.path << " = " << c.value << " was accepted";
+    } catch (const ScenarioError& e) {
+      EXPECT_NE(std::string(e.what()).find(c.want), std::string::npos) << c.path << ": " << e.what();
+      EXPECT_EQ(std::string(e.what()).rfind("bad.json: $", 0), 0u) << e.what();
+    }
+  }
+}
+
+TEST(ServingScenario, ReplicasBesideAnAutoscalingConfigIsRefused) {
+  Json doc = queue_scenario(1, 1, "1s", 10);
+  doc["apps"][0]["serve"]["autoscaling_config"] = Json::object();
+  try {
+    parse_scenario(doc, "bad.json");
+    ADD_FAILURE() << "accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("$.apps[0].replicas: expected no replicas beside serve.autoscaling_config"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace vramsim
