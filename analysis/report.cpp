@@ -109,6 +109,7 @@ struct Builder {
 
   void runs(const std::vector<TracedRun>& runs);
   void timelines(const std::vector<std::pair<std::string, std::vector<NodeSeries>>>& timelines);
+  void serving(const std::string& name, const std::vector<ServeSeries>& series);
   void sweep(const SweepTable& t);
   void sweep_by_param(const SweepTable& t, const std::string& name, const std::string& param, const std::string& metric,
                       std::pair<double, double> range);
@@ -175,6 +176,48 @@ void Builder::runs(const std::vector<TracedRun>& runs) {
            "set key tmargin center horizontal\nset grid\n" + body + "\n");
   md << "\nApps that never reached RUNNING count in the share, so a curve that ends below 1 shows them.\n\n"
         "![time to RUNNING](time-to-running.png)\n\n";
+}
+
+// Two pictures per serving app: request latency over time (p50 and p95 of
+// each window), and replicas over time against the traffic.
+void Builder::serving(const std::string& name, const std::vector<ServeSeries>& series) {
+  for (const ServeSeries& s : series) {
+    if (s.points.empty()) continue;
+    const double t0 = 0, t1 = s.points.back().t;
+    const TimeUnit u = time_unit(t1 - t0);
+    const std::string base = stem_of(name) + "-" + stem_of(s.app);
+    std::string rows = "# " + u.name + " p50_s p95_s replicas arrival_rate_per_s never ongoing\n";
+    double top_latency = 0, top_replicas = 0, top_rate = 0, never = 0;
+    for (const ServePoint& p : s.points) {
+      auto cell = [](std::optional<double> v) { return v ? fixed(*v, 3) : std::string("NaN"); };
+      rows += fixed(p.t / u.seconds, 4) + " " + cell(p.p50) + " " + cell(p.p95) + " " + fixed(p.replicas, 0) + " " +
+              fixed(p.arrival_rate, 6) + " " + fixed(p.never, 0) + " " + fixed(p.ongoing, 0) + "\n";
+      if (p.p95) top_latency = std::max(top_latency, *p.p95);
+      top_replicas = std::max(top_replicas, p.replicas);
+      top_rate = std::max(top_rate, p.arrival_rate);
+      never += p.never;
+    }
+    const std::string dat = "serve-" + base + ".dat";
+    file(dat, rows);
+    md << "## Serving: " << s.app << " (" << name << ")\n\n" << s.points.size() << " window(s); the highest p95 of a "
+       << "window " << figure(top_latency) << " s; at most " << figure(top_replicas) << " replica(s) running; "
+       << figure(never) << " request(s) refused or timed out.\n\n";
+    const std::string lat = "serve-latency-" + base;
+    plot(lat, "set title " + gp_quote("Request latency per window: " + s.app) + "\nset xlabel " +
+                  gp_quote("time (" + u.name + ")") + "\nset ylabel \"latency (s)\"\n" +
+                  yrange_line(y_range(0, top_latency)) + "set key top left\nset grid\nplot " + gp_quote(dat) +
+                  " using 1:3 with steps lw 2 " + series_style(1) + " title \"p95\", " + gp_quote(dat) +
+                  " using 1:2 with steps lw 2 " + series_style(0) + " title \"p50\"\n");
+    const std::string rep = "serve-replicas-" + base;
+    plot(rep, "set title " + gp_quote("Replicas against the traffic: " + s.app) + "\nset xlabel " +
+                  gp_quote("time (" + u.name + ")") + "\nset ylabel \"replicas running\"\nset y2label " +
+                  "\"arrivals per second\"\nset ytics nomirror\nset y2tics\n" + yrange_line(y_range(0, top_replicas)) +
+                  "set y2range [0:" + fixed(y_range(0, top_rate).second, 6) + "]\nset key top left\nset grid\nplot " +
+                  gp_quote(dat) + " using 1:4 with steps lw 2 " + series_style(0) + " title \"replicas\", " +
+                  gp_quote(dat) + " using 1:5 axes x1y2 with steps lw 1.5 " + series_style(2) +
+                  " title \"arrivals per second\"\n");
+    md << "![latency](" << lat << ".svg)\n\n![replicas](" << rep << ".svg)\n\n";
+  }
 }
 
 void Builder::timelines(const std::vector<std::pair<std::string, std::vector<NodeSeries>>>& timelines) {
@@ -621,6 +664,51 @@ std::vector<NodeSeries> read_status_timeline(const std::string& path) {
   return out;
 }
 
+std::vector<ServeSeries> read_serve_timeline(const std::string& path) {
+  std::ifstream in = open_input(path);
+  std::vector<std::string> header, cells;
+  std::size_t n = 0;
+  if (!read_csv_record(in, header, n, path) || header.size() < 3 || header[0] != "time_s" || header[1] != "app")
+    throw ReportInputError(path + ": line 1: expected the serving timeline header time_s,app,arrival_rate_per_s,...");
+  const auto col = [&](const std::string& name) -> std::size_t {
+    auto it = std::find(header.begin(), header.end(), name);
+    if (it == header.end()) throw ReportInputError(path + ": line 1: no column '" + name + "'");
+    return static_cast<std::size_t>(it - header.begin());
+  };
+  const std::size_t c_t = col("time_s"), c_app = col("app"), c_rate = col("arrival_rate_per_s"),
+                    c_p50 = col("latency_p50_s"), c_p95 = col("latency_p95_s"), c_rep = col("replicas"),
+                    c_never = col("never"), c_on = col("ongoing_requests");
+  std::vector<ServeSeries> out;
+  std::map<std::string, std::size_t> at;
+  while (read_csv_record(in, cells, n, path)) {
+    if (cells.size() == 1 && cells[0].empty()) continue;
+    if (cells.size() != header.size())
+      throw ReportInputError(path + ": line " + std::to_string(n) + ": expected " + std::to_string(header.size()) +
+                             " columns, found " + std::to_string(cells.size()));
+    ServePoint p;
+    const auto t = number(cells[c_t]), rate = number(cells[c_rate]), rep = number(cells[c_rep]),
+               nev = number(cells[c_never]), on = number(cells[c_on]);
+    if (!t || !rate || !rep || !nev || !on)
+      throw ReportInputError(path + ": line " + std::to_string(n) +
+                             ": expected numbers in time_s, arrival_rate_per_s, never, replicas and ongoing_requests");
+    p.t = *t;
+    p.arrival_rate = *rate;
+    p.replicas = *rep;
+    p.never = *nev;
+    p.ongoing = *on;
+    for (auto [c, dst] : {std::pair{c_p50, &p.p50}, std::pair{c_p95, &p.p95}}) {
+      if (cells[c].empty()) continue;  // no request completed in the window
+      const auto v = number(cells[c]);
+      if (!v) throw ReportInputError(path + ": line " + std::to_string(n) + ": " + header[c] + ": expected a number");
+      *dst = *v;
+    }
+    auto [it, added] = at.emplace(cells[c_app], out.size());
+    if (added) out.push_back(ServeSeries{cells[c_app], {}});
+    out[it->second].points.push_back(p);
+  }
+  return out;
+}
+
 SweepTable read_sweep_csv(const std::string& path) {
   std::ifstream in = open_input(path);
   SweepTable t;
@@ -760,6 +848,7 @@ ReportFiles build_report(const ReportInputs& in, const ReportOptions& opt) {
   b.md << "# Report: " << in.title << "\n\n";
   if (!in.runs.empty()) b.runs(in.runs);
   if (!in.timelines.empty()) b.timelines(in.timelines);
+  for (const auto& [name, series] : in.serving) b.serving(name, series);
   for (const auto& t : in.sweeps) b.sweep(t);
   b.out.markdown = b.md.str();
   return std::move(b.out);

@@ -58,6 +58,21 @@ struct NodeSeries {
 };
 std::vector<NodeSeries> read_status_timeline(const std::string& path);  // node order of first appearance
 
+// A serving timeline (`vramsim run --serve-timeline`): per app, one point
+// per window.
+struct ServePoint {
+  double t = 0;                        // the window's end, s
+  double arrival_rate = 0;             // requests per second over the window
+  std::optional<double> p50, p95;      // latency of the window's completed requests, s
+  double replicas = 0, ongoing = 0;    // at the window's end
+  double never = 0;                    // refused or timed out in the window
+};
+struct ServeSeries {
+  std::string app;
+  std::vector<ServePoint> points;
+};
+std::vector<ServeSeries> read_serve_timeline(const std::string& path);  // app order of first appearance
+
 // A sweep CSV: the parameter columns are those before `seed`, the metrics
 // the columns after it that hold a number in some row.
 struct SweepTable {
@@ -124,6 +139,7 @@ struct ReportInputs {
   std::string title;  // the folder's name
   std::vector<TracedRun> runs;
   std::vector<std::pair<std::string, std::vector<NodeSeries>>> timelines;  // (file stem, series)
+  std::vector<std::pair<std::string, std::vector<ServeSeries>>> serving;   // (file stem, series)
   std::vector<SweepTable> sweeps;
 };
 struct ReportOptions {

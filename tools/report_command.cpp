@@ -108,11 +108,13 @@ int run_report_command(ReportCommand& c) {
         read_csv_record(probe, head, line, f.string());
         if (head.size() >= 2 && head[0] == "time_s" && head[1] == "node")
           inputs.timelines.emplace_back(f.stem().string(), read_status_timeline(f.string()));
+        else if (head.size() >= 2 && head[0] == "time_s" && head[1] == "app")
+          inputs.serving.emplace_back(f.stem().string(), read_serve_timeline(f.string()));
         else if (std::find(head.begin(), head.end(), "seed") != head.end())
           inputs.sweeps.push_back(read_sweep_csv(f.string()));
       }
     }
-    if (inputs.runs.empty() && inputs.timelines.empty() && inputs.sweeps.empty())
+    if (inputs.runs.empty() && inputs.timelines.empty() && inputs.sweeps.empty() && inputs.serving.empty())
       throw ReportInputError(c.dir + ": no traces (*.jsonl), status timelines (time_s,node,... CSV) or sweep CSVs "
                                      "(a 'seed' column) found");
     report = build_report(inputs, opt);

@@ -16,6 +16,7 @@
 
 #include "runner/simulation.hpp"
 #include "runner/sweep.hpp"
+#include "tests/support/test_dir.hpp"
 
 namespace vramsim {
 namespace {
@@ -490,6 +491,42 @@ TEST(Summary, FragmentationKeepsAFractionOfAGpu) {
   EXPECT_EQ(line(582.43, 0.094), "fragmentation 582.4 GPUs (9.4% of the GPUs)");
   EXPECT_EQ(line(2.567, 0.3), "fragmentation 2.57 GPUs (30% of the GPUs)");
   EXPECT_EQ(line(0, 0), "fragmentation 0 GPUs (0% of the GPUs)");
+}
+
+}  // namespace
+}  // namespace vramsim
+
+namespace vramsim {
+namespace {
+
+TEST(Report, ServingTimelineDrawsLatencyAndReplicasAgainstTraffic) {
+  testing_support::TestDir dir;
+  const std::string path =
+      dir.write("run.serve.csv",
+                "time_s,app,arrival_rate_per_s,completed,never,latency_p50_s,latency_p95_s,replicas,ongoing_requests\n"
+                "60,sd,0.5,30,0,1.5,2.5,1,0\n"
+                "120,sd,2,100,3,4,9,3,5\n"
+                "180,sd,0,0,0,,,0,0\n");
+  const auto series = read_serve_timeline(path);
+  ASSERT_EQ(series.size(), 1u);
+  ASSERT_EQ(series[0].points.size(), 3u);
+  EXPECT_FALSE(series[0].points[2].p50) << "no request completed in the window";
+  ReportInputs in;
+  in.serving.emplace_back("run.serve", series);
+  const ReportFiles r = build_report(in, {});
+  std::map<std::string, std::string> files(r.files.begin(), r.files.end());
+  ASSERT_TRUE(files.count("serve-run-serve-sd.dat"));
+  const std::string& dat = files.at("serve-run-serve-sd.dat");
+  EXPECT_NE(dat.find("120.0000 4.000 9.000 3 2.000000 3 5"), std::string::npos) << dat;
+  EXPECT_NE(dat.find("NaN NaN 0"), std::string::npos) << "a window without answers is a gap, not a zero";
+  EXPECT_NE(std::find(r.scripts.begin(), r.scripts.end(), "serve-latency-run-serve-sd"), r.scripts.end());
+  const std::string& rep = files.at("serve-replicas-run-serve-sd.gp");
+  EXPECT_NE(rep.find("axes x1y2"), std::string::npos) << "the traffic on its own axis";
+  EXPECT_NE(r.markdown.find("the highest p95 of a window 9 s"), std::string::npos) << r.markdown;
+  EXPECT_NE(r.markdown.find("3 request(s) refused or timed out"), std::string::npos);
+  const std::string bad = dir.write("bad.serve.csv", "time_s,app,arrival_rate_per_s,completed,never,latency_p50_s,"
+                                                     "latency_p95_s,replicas,ongoing_requests\n60,sd,x,1,0,1,1,1,0\n");
+  EXPECT_THROW(read_serve_timeline(bad), ReportInputError);
 }
 
 }  // namespace
