@@ -273,15 +273,27 @@ ExpectationResult check_metric(const Expectation& e, const RunMetrics& m) {
   ExpectationResult r;
   r.path = e.json_path;
   r.name = e.name;
-  const std::map<std::string, double> values = {
+  const std::map<std::string, std::optional<double>> values = {
       {"jobs_submitted", m.jobs_submitted}, {"jobs_cancelled", m.jobs_cancelled}, {"jobs_left", m.jobs_left},
       {"jobs_timeout", m.jobs_timeout}, {"orphaned_job_seconds", m.orphaned_job_seconds},
       {"scale_ups", m.scale_ups}, {"scale_downs", m.scale_downs}, {"device_overbookings", m.device_overbookings},
       {"sbatch_refusals", m.sbatch_refusals}, {"pending_forever", static_cast<double>(m.pending_forever)},
       {"gpu_fragmentation", m.gpu_fragmentation}, {"gpu_fragmentation_share", m.gpu_fragmentation_share},
-      {"gpu_allocation", m.gpu_allocation}, {"sampled_vram_utilisation", m.sampled_vram_utilisation}};
-  const double v = values.at(e.metric);
+      {"gpu_allocation", m.gpu_allocation}, {"sampled_vram_utilisation", m.sampled_vram_utilisation},
+      {"gpu_hours_allocated", m.gpu_hours_allocated}, {"cost_usd", m.cost_usd},
+      {"req_completed", m.req_completed}, {"req_refused", m.req_refused}, {"req_timed_out", m.req_timed_out},
+      {"req_cold", m.req_cold}, {"req_failed", m.req_failed}, {"req_unfinished", m.req_unfinished},
+      {"req_wait_mean_s", m.req_wait_mean_s}, {"req_latency_p50_s", m.req_latency_p50_s},
+      {"req_latency_p95_s", m.req_latency_p95_s}, {"req_latency_p99_s", m.req_latency_p99_s},
+      {"req_slo_attainment", m.req_slo_attainment}, {"replica_seconds", m.replica_seconds}};
   r.description = "metric " + e.metric;
+  const std::optional<double> measured = values.at(e.metric);
+  if (!measured) {
+    r.held = false;
+    r.why = "not measured in this run (no serving app, or no price for a GPU model)";
+    return r;
+  }
+  const double v = *measured;
   r.held = true;
   if (e.equals) { r.description += " == " + format_number(*e.equals); r.held = r.held && std::fabs(v - *e.equals) < 1e-9; }
   if (e.min) { r.description += " >= " + format_number(*e.min); r.held = r.held && v >= *e.min; }

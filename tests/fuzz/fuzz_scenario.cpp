@@ -23,10 +23,23 @@ constexpr Duration kMaxFuzzHorizon = 6 * kHour;  // <= 21,600 ticks at the 1 s m
 constexpr std::int64_t kMaxFuzzNodes = 64;
 constexpr std::int64_t kMaxFuzzReplicas = 256;
 
+constexpr double kMaxFuzzRequests = 100000;
+
 bool too_big(const Scenario& sc) {
   std::int64_t nodes = 0, replicas = 0;
   for (const auto& t : sc.slurm.nodes) nodes += t.count;
-  for (const auto& a : sc.apps) replicas += a.replicas;
+  for (const auto& a : sc.apps) {
+    replicas += a.replicas;
+    if (a.serve && a.serve->autoscaling) replicas += a.serve->autoscaling->max_replicas;
+  }
+  // Serving traffic: at most kMaxFuzzRequests arrivals in the capped horizon.
+  for (const auto& [app, t] : sc.traffic) {
+    const double expected = t.process == TrafficSpec::Process::Trace
+                                ? static_cast<double>(t.requests.size())
+                                : t.peak_rate() * to_seconds(std::min(sc.horizon, kMaxFuzzHorizon));
+    if (expected > kMaxFuzzRequests && !(t.max_requests && static_cast<double>(*t.max_requests) <= kMaxFuzzRequests))
+      return true;
+  }
   for (const auto& act : sc.actions)
     if (act.app_override) replicas += act.app_override->replicas;
   return nodes > kMaxFuzzNodes || replicas > kMaxFuzzReplicas;
