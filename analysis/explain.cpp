@@ -523,6 +523,46 @@ Json cause_json(const Cause& c) {
 
 }  // namespace
 
+namespace {
+
+// The cold starts of a serving app: for each request_cold_start, what
+// happened between the request's arrival and a replica taking it.
+std::vector<ColdStartRequest> cold_starts(const std::vector<TraceEvent>& events, const std::string& id) {
+  std::vector<ColdStartRequest> out;
+  for (const auto& ev : events) {
+    if (ev.kind != "request_cold_start" || text(ev["app"]) != id) continue;
+    ColdStartRequest c;
+    c.arrived = ev["arrived_us"].get<SimTime>();
+    c.dispatched = ev["dispatched_us"].get<SimTime>();
+    c.answered = ev.t;
+    c.replica = text(ev["replica"]);
+    for (const auto& e : events) {
+      if (e.t < c.arrived || e.t > c.dispatched) continue;
+      const bool mine = e.fields.contains("app") && text(e["app"]) == id;
+      std::string what;
+      if (e.kind == "replica_target" && mine)
+        what = "replica autoscaler: target " + e["from"].dump() + " -> " + e["to"].dump();
+      else if (e.kind == "scale_up")
+        what = "workers monitor: scale-up, a worker job of " + e["gpus"].dump() + " GPU";
+      else if (e.kind == "job_submitted")
+        what = "sbatch: job " + text(e["job"]) + " submitted";
+      else if (e.kind == "job_started")
+        what = "SLURM: job " + text(e["job"]) + " started (queue wait over)";
+      else if (e.kind == "node_registered" && !text(e["job"]).empty())
+        what = "node " + text(e["node"]) + " registered (job " + text(e["job"]) + ")";
+      else if (e.kind == "replica_placed" && mine)
+        what = "replica " + text(e["replica"]) + " placed on " + text(e["node"]);
+      else if (e.kind == "replica_running" && mine)
+        what = "replica " + text(e["replica"]) + " running (runtime env and init done)";
+      if (!what.empty()) c.steps.emplace_back(e.t, what);
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace
+
 Explanation explain_trace(const std::vector<TraceEvent>& events, const std::optional<std::string>& app) {
   if (events.empty() || events.front().kind != "run_started")
     throw ExplainError("line 1: expected a run_started event first, got " +
@@ -548,6 +588,7 @@ Explanation explain_trace(const std::vector<TraceEvent>& events, const std::opti
     a.app = id;
     a.path = std::move(paths[i]);
     a.causes = app_causes(events, id, a.path.has_value(), f, a.state);
+    a.cold_starts = cold_starts(events, id);
     x.apps.push_back(std::move(a));
   }
   if (!app) x.run = run_findings(events, f);
@@ -567,6 +608,13 @@ void print_explanation(const Explanation& x, std::ostream& out) {
     if (a.path) print_critical_path(*a.path, out);
     for (const auto& c : a.causes)
       out << "  " << (c.blocking ? "cause" : "note") << " [" << c.code << "]: " << c.sentence << "\n";
+    for (const auto& c : a.cold_starts) {
+      out << "  cold start: a request arriving at " << seconds(c.arrived) << " found no running replica; answered "
+          << "after " << seconds(c.answered - c.arrived) << " = " << seconds(c.dispatched - c.arrived)
+          << " waiting for the cold start + " << seconds(c.answered - c.dispatched) << " service on " << c.replica
+          << "\n";
+      for (const auto& [t, what] : c.steps) out << "    " << seconds(t) << "  " << what << "\n";
+    }
   }
   if (!x.run.empty()) {
     out << "\nrun:\n";
@@ -591,6 +639,16 @@ Json explanation_json(const Explanation& x) {
                     {"reached_running", a.path.has_value()},
                     {"critical_path", path},
                     {"causes", causes}});
+    if (!a.cold_starts.empty()) {
+      Json cs = Json::array();
+      for (const auto& c : a.cold_starts) {
+        Json steps = Json::array();
+        for (const auto& [t, what] : c.steps) steps.push_back({{"t_us", t}, {"what", what}});
+        cs.push_back({{"arrived_us", c.arrived}, {"dispatched_us", c.dispatched}, {"answered_us", c.answered},
+                      {"replica", c.replica}, {"steps", steps}});
+      }
+      apps.back()["cold_starts"] = cs;
+    }
   }
   Json run = Json::array();
   for (const auto& c : x.run) run.push_back(cause_json(c));

@@ -33,11 +33,21 @@ struct Cause {
   std::string sentence;
 };
 
+// A serving request that found its app at zero replicas (request_cold_start):
+// its latency is the cold start's path, from its arrival to a replica taking
+// it, plus its service.
+struct ColdStartRequest {
+  SimTime arrived = 0, dispatched = 0, answered = 0;
+  std::string replica;
+  std::vector<std::pair<SimTime, std::string>> steps;  // the cold start, in order
+};
+
 struct AppExplanation {
   std::string app;
   std::string state;  // the last app_state reached, or NOT_STARTED
   std::optional<CriticalPath> path;  // present when the app reached RUNNING
   std::vector<Cause> causes;         // blocking ones first
+  std::vector<ColdStartRequest> cold_starts;
 };
 
 struct Explanation {

@@ -78,8 +78,12 @@ void Router::serve(const std::string& app_id, Duration service) {
     return;
   }
   expire(s);
-  const Waiting w{ctx_.exec.now(), service, s.candidates.empty()};
-  if (w.cold) ++s.stats.cold;
+  Waiting w{ctx_.exec.now(), service, s.candidates.empty()};
+  if (w.cold) {
+    ++s.stats.cold;
+    w.first_cold = !s.cold_start_open;
+    s.cold_start_open = true;
+  }
   if (s.queue.empty() && s.free_slots > 0) {
     const long r = choose(s);
     if (r >= 0) { start(s, static_cast<std::size_t>(r), w); return; }
@@ -153,14 +157,15 @@ void Router::start(AppServing& s, std::size_t replica, const Waiting& w) {
   if (w.cold && !s.stats.first_cold_dispatch) s.stats.first_cold_dispatch = now;
   const std::uint32_t epoch = slot.epoch;
   AppServing* sp = &s;
-  ctx_.backend.serve_request(slot.job, slot.label, end - now,
-                             [this, sp, replica, epoch, arrival = w.arrival, timed_out, cold = w.cold] {
-                               done(*sp, replica, epoch, arrival, timed_out, cold);
-                             });
+  ctx_.backend.serve_request(slot.job, slot.label, end - now, [this, sp, replica, epoch, w, now, timed_out] {
+    done(*sp, replica, epoch, w, now, timed_out);
+  });
 }
 
-void Router::done(AppServing& s, std::size_t replica, std::uint32_t epoch, SimTime arrival, bool timed_out,
-                  bool cold) {
+void Router::done(AppServing& s, std::size_t replica, std::uint32_t epoch, const Waiting& w, SimTime dispatched,
+                  bool timed_out) {
+  const SimTime arrival = w.arrival;
+  const bool cold = w.cold;
   Slot& slot = s.slots[replica];
   if (slot.epoch != epoch) return;  // the replica went; counted as failed then
   --slot.ongoing;
@@ -183,6 +188,11 @@ void Router::done(AppServing& s, std::size_t replica, std::uint32_t epoch, SimTi
       s.stats.first_cold_done = now;
       s.stats.first_cold_arrival = arrival;
     }
+    // The request that found the app at zero replicas: its path, for explain.
+    if (w.first_cold)
+      ctx_.trace.record(now, "request_cold_start",
+                        {{"app", s.app->spec.id}, {"replica", slot.label}, {"arrived_us", arrival},
+                         {"dispatched_us", dispatched}, {"latency_us", now - arrival}});
   }
   dispatch(s);
 }
@@ -244,6 +254,7 @@ void Router::replica_running(const AppRecord& app, std::size_t index) {
     }
   }
   set_accepting(s, index, true);
+  s.cold_start_open = false;
   dispatch(s);
 }
 

@@ -89,6 +89,7 @@ class Router {
     SimTime arrival = 0;
     Duration service = -1;
     bool cold = false;
+    bool first_cold = false;  // the first request of a cold start: traced when answered
   };
   struct Slot {
     int ongoing = 0;
@@ -107,6 +108,7 @@ class Router {
     std::vector<std::size_t> candidates;    // accepting replicas
     int on_replicas = 0;                    // ongoing on replicas
     int free_slots = 0;                     // over accepting replicas
+    bool cold_start_open = false;           // a request is waiting for a cold start already
     RandomStream* route = nullptr;
     RandomStream* work = nullptr;
     SimTime last_change = 0;
@@ -120,7 +122,8 @@ class Router {
   void dispatch(AppServing& s);             // queued requests to free slots
   long choose(AppServing& s);               // a replica index, or -1
   void start(AppServing& s, std::size_t replica, const Waiting& w);
-  void done(AppServing& s, std::size_t replica, std::uint32_t epoch, SimTime arrival, bool timed_out, bool cold);
+  void done(AppServing& s, std::size_t replica, std::uint32_t epoch, const Waiting& w, SimTime dispatched,
+            bool timed_out);
   void set_accepting(AppServing& s, std::size_t replica, bool on);
   void count_replica_time(AppServing& s);
 

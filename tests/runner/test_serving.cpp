@@ -5,8 +5,10 @@
 
 #include <cmath>
 #include <fstream>
+#include <sstream>
 #include <string>
 
+#include "analysis/explain.hpp"
 #include "analysis/trace_diff.hpp"
 #include "runner/simulation.hpp"
 #include "scenario/scenario.hpp"
@@ -289,6 +291,22 @@ TEST(Serving, AColdStartFromZeroIsTheRequestsLatency) {
   EXPECT_LE(targets[0].t - *o.cold_arrival, 100 * kMillisecond) << "the next control loop scales from zero";
   EXPECT_GT(to_seconds(*o.cold_done - *o.cold_arrival), 20) << "the worker job's queue, boot and registration";
   EXPECT_NEAR(*o.p50_s, to_seconds(*o.cold_done - *o.cold_arrival), 1e-4) << "kept as a float";
+  // explain reads the same path from the trace: the wait for the cold start
+  // (its steps, in order) plus the service.
+  const Explanation x = explain_trace(read_trace(trace));
+  ASSERT_EQ(x.apps.size(), 1u);
+  ASSERT_EQ(x.apps[0].cold_starts.size(), 1u);
+  const ColdStartRequest& c = x.apps[0].cold_starts[0];
+  EXPECT_EQ(c.arrived, *o.cold_arrival);
+  EXPECT_EQ(c.dispatched, running[0].t);
+  EXPECT_EQ(c.answered - c.dispatched, 2 * kSecond);
+  ASSERT_GE(c.steps.size(), 3u);
+  EXPECT_EQ(c.steps.front().second, "replica autoscaler: target 0 -> 1");
+  EXPECT_EQ(c.steps.back().second, "replica m#0 running (runtime env and init done)");
+  std::ostringstream printed;
+  print_explanation(x, printed);
+  EXPECT_NE(printed.str().find("waiting for the cold start + 2.000 s service on m#0"), std::string::npos)
+      << printed.str();
 }
 
 TEST(Serving, AnAppThatNeverRunsHasEveryRequestAsNever) {
