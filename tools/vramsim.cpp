@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <exception>
+#include <charconv>
+#include <cmath>
 #include <iostream>
 
 #include "engine/output_file.hpp"
@@ -67,6 +69,8 @@ int main(int argc, char** argv) {
   run->add_option("--status-csv", status_csv, "timeline CSV file (default status-timeline.csv)")
       ->check(cli::non_empty("a file path"));
   std::string serve_timeline, serve_window;
+  std::vector<std::string> gpu_prices;
+  run->add_option("--gpu-price", gpu_prices, "MODEL=USD: a GPU model's price per GPU-hour for cost_usd (repeatable)");
   run->add_option("--serve-timeline", serve_timeline, "serving timeline CSV: requests and replicas per window")
       ->check(cli::non_empty("a file path"));
   run->add_option("--serve-window", serve_window, "the serving timeline's window (default 60s)")
@@ -124,8 +128,25 @@ int main(int argc, char** argv) {
   }
 
   try {
-    const Scenario sc = load_scenario(scenario_path);
+    Scenario sc = load_scenario(scenario_path);
     for (const auto& w : sc.warnings) std::cerr << "vramsim: warning: " << w << "\n";
+    // --gpu-price MODEL=USD, over the scenario's gpu_prices_usd_per_hour.
+    for (const auto& p : gpu_prices) {
+      const auto eq = p.find('=');
+      const std::string model = eq == std::string::npos ? "" : p.substr(0, eq);
+      double usd = -1;
+      if (eq != std::string::npos) {
+        const std::string v = p.substr(eq + 1);
+        auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), usd);
+        if (ec != std::errc() || end != v.data() + v.size() || v.empty() || !std::isfinite(usd)) usd = -1;
+      }
+      if (model.empty() || !gpu_catalogue().count(model) || usd < 0 || usd > 10000) {
+        std::cerr << "vramsim: --gpu-price '" << p << "': expected MODEL=USD with a GPU model of the partition "
+                  << "catalogue and a price in [0, 10000] per GPU-hour\n";
+        return kExitInvalidInput;
+      }
+      sc.gpu_prices[model] = usd;
+    }
     if (run->parsed()) {
       RunOptions opt;
       if (*seed_opt) opt.seed = seed;
