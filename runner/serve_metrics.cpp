@@ -65,12 +65,16 @@ ServeTotals serve_totals(std::map<std::string, ServeStats>& stats) {
       slo_met += s.slo_met;
       arrived += s.arrived;
     }
-    all.insert(all.end(), s.latencies_s.begin(), s.latencies_s.end());
   }
+  // One app: its own latencies (reordered, not copied); else all pooled.
+  std::vector<float>* pool = &all;
+  if (stats.size() == 1) pool = &stats.begin()->second.latencies_s;
+  else
+    for (auto& [id, s] : stats) all.insert(all.end(), s.latencies_s.begin(), s.latencies_s.end());
   if (dispatched > 0) t.wait_mean_s = wait / static_cast<double>(dispatched);
-  t.p50_s = percentile_with_never(all, never, 50);
-  t.p95_s = percentile_with_never(all, never, 95);
-  t.p99_s = percentile_with_never(all, never, 99);
+  t.p50_s = percentile_with_never(*pool, never, 50);
+  t.p95_s = percentile_with_never(*pool, never, 95);
+  t.p99_s = percentile_with_never(*pool, never, 99);
   if (slo && arrived > 0) t.slo_attainment = static_cast<double>(slo_met) / static_cast<double>(arrived);
   return t;
 }
