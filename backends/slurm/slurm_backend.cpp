@@ -226,6 +226,13 @@ void SlurmBackend::stop_replica(const std::string& job_id, const std::string& re
   server_.stop_replica(job_id, replica);
 }
 
+void SlurmBackend::serve_request(const std::string& job_id, const std::string& replica, Duration service,
+                                 ServeDone done) {
+  // The plain replica sleeps sleep_us of wall time before it answers.
+  const auto wall = static_cast<std::int64_t>(std::llround(static_cast<double>(service) * cfg_.time_scale));
+  call_replica(job_id, replica, Json{{"sleep_us", wall}}, [done = std::move(done)](const Json&) { done(); });
+}
+
 void SlurmBackend::call_replica(const std::string& job_id, const std::string& replica, const Json& payload,
                                 CallDone done) {
   const std::uint64_t id = next_call_++;

@@ -95,6 +95,9 @@ class SlurmBackend final : public ClusterBackend, private slurm::AgentServerList
   void stop_replica(const std::string& job_id, const std::string& replica) override;
   void call_replica(const std::string& job_id, const std::string& replica, const Json& payload,
                     CallDone done) override;
+  // A serving request: the replica sleeps the drawn work, as wall time.
+  void serve_request(const std::string& job_id, const std::string& replica, Duration service,
+                     ServeDone done) override;
   bool measures_memory() const override { return true; }
   std::optional<DeviceObservation> observed_memory(const std::string& job_id, int device) const override;
 

@@ -140,6 +140,40 @@ TEST_F(LiveHead, ColdStartLegacyIsRejectedAsInSimulation) {
   EXPECT_TRUE(queued(run_id).empty());
 }
 
+// Serving traffic live: the head routes each request to the replica
+// process, which sleeps the drawn work (40 s, 2 s of wall time) while it
+// holds others; the request figures come out as in simulation, plus the
+// round trips.
+TEST_F(LiveHead, ServingRequestsAreSleptByTheReplicaAndMeasured) {
+  const std::string run_id = "ts-" + std::to_string(getpid());
+  ASSERT_EQ(run(live_args("serving-live.json", "fixed", run_id), "head"), 0)
+      << slurp(work_ + "/head.out") << slurp(work_ + "/head.err");
+  const std::string out = slurp(work_ + "/head.out");
+  const auto table = out.find("\nrequests:\n");
+  ASSERT_NE(table, std::string::npos) << out;
+  std::istringstream rows(out.substr(out.find("\nsd ", table) + 1));
+  std::string app, wait, p50, p95, p99;
+  std::uint64_t arrived = 0, completed = 0, refused = 0, timed_out = 0, cold = 0;
+  rows >> app >> arrived >> completed >> refused >> timed_out >> cold >> wait >> p50 >> p95 >> p99;
+  EXPECT_EQ(app, "sd");
+  EXPECT_EQ(arrived, 6u);
+  EXPECT_EQ(completed, 6u) << out;
+  EXPECT_EQ(refused + timed_out, 0u);
+  ASSERT_EQ(p50.back(), 's') << p50;
+  const double median = std::stod(p50.substr(0, p50.size() - 1));
+  EXPECT_GE(median, 40.0) << "no answer before the replica slept its 40 s";
+  EXPECT_TRUE(queued(run_id).empty());
+  // The same file simulated: the same arrivals (one seed), every request
+  // answered; live adds only round trips, well under a wall second (20
+  // scenario seconds here) in all.
+  const RunResult sim = run_scenario(load_scenario(kScenarios + "serving-live.json"), RunOptions{});
+  ASSERT_EQ(sim.serving.size(), 1u);
+  EXPECT_EQ(sim.serving[0].completed, 6u);
+  EXPECT_GE(median, *sim.serving[0].p50_s - 1e-3);
+  EXPECT_LE(median, *sim.serving[0].p50_s + 20);
+  std::cout << "live p50 " << median << " s, simulated " << *sim.serving[0].p50_s << " s\n";
+}
+
 // 3. Shutdown while the worker job is PENDING behind another job on the one
 // GPU: fixed leaves squeue empty, legacy leaves the job.
 TEST_F(LiveHead, ShutdownWithAPendingJobFixedCancelsLegacyLeavesIt) {
