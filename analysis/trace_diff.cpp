@@ -207,9 +207,38 @@ std::vector<PhaseRow> phase_durations(const std::vector<TraceEvent>& a, const st
   return rows;
 }
 
+namespace {
+
+// Serving apps' request figures (serve_summary), side by side: rows for the
+// apps of trace a, in its order.
+void serve_rows(const std::vector<TraceEvent>& a, const std::vector<TraceEvent>& b, std::vector<PhaseRow>& rows) {
+  auto summary = [](const std::vector<TraceEvent>& ev, const std::string& app) -> const TraceEvent* {
+    for (const auto& e : ev)
+      if (e.kind == "serve_summary" && e.fields.contains("app") && e["app"] == app) return &e;
+    return nullptr;
+  };
+  auto field = [](const TraceEvent* e, const char* key) -> std::optional<Duration> {
+    if (!e || !e->fields.contains(key) || !(*e)[key].is_number_integer()) return std::nullopt;
+    return (*e)[key].get<Duration>();
+  };
+  for (const auto& e : a) {
+    if (e.kind != "serve_summary" || !e.fields.contains("app") || !e["app"].is_string()) continue;
+    const std::string app = e["app"].get<std::string>();
+    const TraceEvent* other = summary(b, app);
+    for (const auto& [key, label] : {std::pair{"wait_mean_us", "request wait (mean)"},
+                                     {"p50_us", "request latency p50"},
+                                     {"p95_us", "request latency p95"},
+                                     {"p99_us", "request latency p99"}})
+      rows.push_back(PhaseRow{app, label, field(&e, key), field(other, key)});
+  }
+}
+
+}  // namespace
+
 TraceDiff diff_traces(const std::vector<TraceEvent>& a, const std::vector<TraceEvent>& b) {
   TraceDiff d;
   d.phases = phase_durations(a, b);
+  serve_rows(a, b, d.phases);
   std::vector<const TraceEvent*> fa, fb;
   for (const auto& e : a) if (!world_specific_kind(e.kind)) fa.push_back(&e);
   for (const auto& e : b) if (!world_specific_kind(e.kind)) fb.push_back(&e);

@@ -580,6 +580,19 @@ void ScenarioDriver::close_trace(SimTime end, std::uint64_t events, const Json& 
   for (const auto& u : result_.unplaced)
     w_.trace.record(end, "demand_unplaced", {{"label", u.label}, {"app", u.app}, {"request", u.request},
                                              {"forever", u.forever}, {"reason", u.reason}});
+  // What each serving app's requests met, said in the trace (vramsim diff
+  // compares it across worlds) before the run ends.
+  serve_stats_ = w_.control.serve_stats();
+  for (auto& [id, s] : serve_stats_) {
+    result_.serving.push_back(serve_outcome(id, s));
+    const ServeOutcome& o = result_.serving.back();
+    auto us = [](std::optional<double> v) { return v && std::isfinite(*v) ? Json(std::llround(*v * 1e6)) : Json(); };
+    w_.trace.record(end, "serve_summary",
+                    {{"app", id}, {"arrived", o.arrived}, {"completed", o.completed}, {"refused", o.refused},
+                     {"timed_out", o.timed_out}, {"failed", o.failed}, {"unfinished", o.unfinished}, {"cold", o.cold},
+                     {"wait_mean_us", us(o.wait_mean_s)}, {"p50_us", us(o.p50_s)}, {"p95_us", us(o.p95_s)},
+                     {"p99_us", us(o.p99_s)}});
+  }
   Json ended = {{"events", events}};
   for (auto it = end_fields.begin(); it != end_fields.end(); ++it) ended[it.key()] = it.value();
   w_.trace.record(end, "run_ended", ended);
@@ -669,10 +682,8 @@ void ScenarioDriver::next_arrival(const std::string& app_id) {
 }
 
 void ScenarioDriver::serve_metrics(RunMetrics& m) {
-  auto stats = w_.control.serve_stats();
-  if (stats.empty()) return;
-  for (auto& [id, s] : stats) result_.serving.push_back(serve_outcome(id, s));
-  const ServeTotals t = serve_totals(stats);
+  if (serve_stats_.empty()) return;
+  const ServeTotals t = serve_totals(serve_stats_);
   m.req_completed = static_cast<double>(t.completed);
   m.req_refused = static_cast<double>(t.refused);
   m.req_timed_out = static_cast<double>(t.timed_out);

@@ -103,6 +103,7 @@ class ScenarioDriver {
   std::map<std::string, Traffic> traffic_;
   RandomStreams traffic_rng_;
   std::unique_ptr<OutputFile> serve_csv_;
+  std::map<std::string, ServeStats> serve_stats_;  // taken as the trace closes
   Executor::Periodic serve_timeline_;
   Duration serve_window_ = 0;
 };

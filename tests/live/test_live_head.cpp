@@ -166,12 +166,25 @@ TEST_F(LiveHead, ServingRequestsAreSleptByTheReplicaAndMeasured) {
   // The same file simulated: the same arrivals (one seed), every request
   // answered; live adds only round trips, well under a wall second (20
   // scenario seconds here) in all.
-  const RunResult sim = run_scenario(load_scenario(kScenarios + "serving-live.json"), RunOptions{});
+  RunOptions so;
+  so.trace_path = work_ + "/sim.jsonl";
+  const RunResult sim = run_scenario(load_scenario(kScenarios + "serving-live.json"), so);
   ASSERT_EQ(sim.serving.size(), 1u);
   EXPECT_EQ(sim.serving[0].completed, 6u);
   EXPECT_GE(median, *sim.serving[0].p50_s - 1e-3);
   EXPECT_LE(median, *sim.serving[0].p50_s + 20);
   std::cout << "live p50 " << median << " s, simulated " << *sim.serving[0].p50_s << " s\n";
+  // vramsim diff sets the request figures side by side.
+  const TraceDiff d = diff_traces(read_trace(so.trace_path), read_trace(work_ + "/" + run_id + "/trace.jsonl"));
+  bool p50_row = false;
+  for (const auto& r : d.phases)
+    if (r.scope == "sd" && r.phase == "request latency p50") {
+      p50_row = true;
+      ASSERT_TRUE(r.a && r.b);
+      EXPECT_NEAR(to_seconds(*r.b), median, 0.1);
+      EXPECT_NEAR(to_seconds(*r.a), *sim.serving[0].p50_s, 1e-3);
+    }
+  EXPECT_TRUE(p50_row);
 }
 
 // 3. Shutdown while the worker job is PENDING behind another job on the one

@@ -360,6 +360,28 @@ TEST(Serving, ExclusiveJobsBillEveryGpuOfTheirNodeAndCostFollowsThePriceTable) {
   EXPECT_NEAR(*run(doc).metrics.cost_usd, 16.0, 1e-6) << "the scenario's price wins";
 }
 
+TEST(Serving, TheTraceSaysWhatTheRequestsMetAndDiffComparesIt) {
+  TestDir dir;
+  Json doc = queue_scenario(2, 1.5, {{"dist", "exponential"}, {"mean", "1s"}}, 2000);
+  const RunResult a = run(doc, dir.file("a.jsonl"));
+  doc["seed"] = std::uint64_t{9};
+  const RunResult b = run(doc, dir.file("b.jsonl"));
+  const auto summaries = events_of(dir.file("a.jsonl"), "serve_summary");
+  ASSERT_EQ(summaries.size(), 1u);
+  EXPECT_EQ(summaries[0]["completed"], 2000);
+  EXPECT_EQ(summaries[0]["p95_us"].get<std::int64_t>(), std::llround(*a.serving[0].p95_s * 1e6));
+  const TraceDiff d = diff_traces(read_trace(dir.file("a.jsonl")), read_trace(dir.file("b.jsonl")));
+  std::vector<std::string> phases;
+  for (const auto& r : d.phases)
+    if (r.scope == "m") phases.push_back(r.phase);
+  EXPECT_NE(std::find(phases.begin(), phases.end(), "request latency p99"), phases.end());
+  for (const auto& r : d.phases)
+    if (r.scope == "m" && r.phase == "request latency p50") {
+      EXPECT_EQ(*r.a, std::llround(*a.serving[0].p50_s * 1e6));
+      EXPECT_EQ(*r.b, std::llround(*b.serving[0].p50_s * 1e6));
+    }
+}
+
 TEST(Serving, ARunIsDeterministic) {
   Json doc = queue_scenario(2, 1.5, {{"dist", "exponential"}, {"mean", "1s"}}, 20000);
   const RunResult a = run(doc), b = run(doc);
