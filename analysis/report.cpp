@@ -627,17 +627,22 @@ TracedRun traced_run(const std::string& file, const std::vector<TraceEvent>& eve
   return r;
 }
 
+namespace {
+// The position of a header column, or a ReportInputError naming it.
+std::size_t column_index(const std::vector<std::string>& header, const std::string& name, const std::string& path) {
+  auto it = std::find(header.begin(), header.end(), name);
+  if (it == header.end()) throw ReportInputError(path + ": line 1: no column '" + name + "'");
+  return static_cast<std::size_t>(it - header.begin());
+}
+}  // namespace
+
 std::vector<NodeSeries> read_status_timeline(const std::string& path) {
   std::ifstream in = open_input(path);
   std::vector<std::string> header, cells;
   std::size_t n = 0;
   if (!read_csv_record(in, header, n, path) || header.size() < 2 || header[0] != "time_s" || header[1] != "node")
     throw ReportInputError(path + ": line 1: expected the status timeline header time_s,node,used_gpu,used_vram_mb,...");
-  const auto col = [&](const std::string& name) -> std::size_t {
-    auto it = std::find(header.begin(), header.end(), name);
-    if (it == header.end()) throw ReportInputError(path + ": line 1: no column '" + name + "'");
-    return static_cast<std::size_t>(it - header.begin());
-  };
+  const auto col = [&](const std::string& name) { return column_index(header, name, path); };
   const std::size_t c_time = col("time_s"), c_node = col("node"), c_vram = col("used_vram_mb"),
                     c_total = col("total_vram_mb");
   std::vector<NodeSeries> out;
@@ -670,11 +675,7 @@ std::vector<ServeSeries> read_serve_timeline(const std::string& path) {
   std::size_t n = 0;
   if (!read_csv_record(in, header, n, path) || header.size() < 3 || header[0] != "time_s" || header[1] != "app")
     throw ReportInputError(path + ": line 1: expected the serving timeline header time_s,app,arrival_rate_per_s,...");
-  const auto col = [&](const std::string& name) -> std::size_t {
-    auto it = std::find(header.begin(), header.end(), name);
-    if (it == header.end()) throw ReportInputError(path + ": line 1: no column '" + name + "'");
-    return static_cast<std::size_t>(it - header.begin());
-  };
+  const auto col = [&](const std::string& name) { return column_index(header, name, path); };
   const std::size_t c_t = col("time_s"), c_app = col("app"), c_rate = col("arrival_rate_per_s"),
                     c_p50 = col("latency_p50_s"), c_p95 = col("latency_p95_s"), c_rep = col("replicas"),
                     c_never = col("never"), c_on = col("ongoing_requests");

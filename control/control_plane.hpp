@@ -53,7 +53,7 @@ class ControlPlane final : public BackendListener {
   // `service` >= 0: its work as a trace gives it.
   void serve_request(const std::string& app_id, Duration service = -1) { router_.serve(app_id, service); }
   // What each serving app's requests met, up to now.
-  std::map<std::string, ServeStats> serve_stats() { return router_.finish(ctx_.exec.now()); }
+  std::map<std::string, ServeStats> serve_stats() { return router_.finish(); }
   void keep_serve_windows() { router_.keep_windows(); }
   std::vector<ServeWindow> take_serve_window() { return router_.take_window(); }
 

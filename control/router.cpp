@@ -7,16 +7,16 @@
 
 namespace vramsim {
 
-namespace {
-// Nearest rank over a non-empty sample (reorders it).
-double nearest_rank(std::vector<float>& v, double p) {
-  auto rank = static_cast<std::size_t>(std::ceil(p / 100 * static_cast<double>(v.size())));
-  rank = std::clamp<std::size_t>(rank, 1, v.size());
+std::optional<double> percentile_with_never(std::vector<float>& v, std::uint64_t never, double p) {
+  const std::uint64_t n = v.size() + never;
+  if (n == 0) return std::nullopt;
+  auto rank = static_cast<std::uint64_t>(std::ceil(p / 100 * static_cast<double>(n) - 1e-9));
+  rank = std::clamp<std::uint64_t>(rank, 1, n);
+  if (rank > v.size()) return INFINITY;
   auto nth = v.begin() + static_cast<std::ptrdiff_t>(rank - 1);
   std::nth_element(v.begin(), nth, v.end());
   return *nth;
 }
-}  // namespace
 
 void Router::call(const std::string& app_id, const Json& payload) {
   const std::uint64_t call_id = ++calls_;
@@ -297,8 +297,8 @@ std::vector<ServeWindow> Router::take_window() {
     w.completed = s.w_completed;
     w.never = s.w_never;
     if (!s.w_latencies.empty()) {
-      w.p50_s = nearest_rank(s.w_latencies, 50);
-      w.p95_s = nearest_rank(s.w_latencies, 95);
+      w.p50_s = percentile_with_never(s.w_latencies, 0, 50);
+      w.p95_s = percentile_with_never(s.w_latencies, 0, 95);
     }
     w.replicas = static_cast<int>(s.candidates.size());
     w.ongoing = static_cast<double>(s.queue.size() + static_cast<std::size_t>(s.on_replicas));
@@ -309,8 +309,7 @@ std::vector<ServeWindow> Router::take_window() {
   return out;
 }
 
-std::map<std::string, ServeStats> Router::finish(SimTime now) {
-  (void)now;
+std::map<std::string, ServeStats> Router::finish() {
   std::map<std::string, ServeStats> out;
   for (auto& [id, s] : serving_) {
     expire(s);

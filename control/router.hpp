@@ -47,6 +47,10 @@ struct ServeStats {
   std::uint64_t never() const { return refused + timed_out + failed + unfinished; }
 };
 
+// Nearest rank over `latencies` plus `never` infinite values (requests that
+// never completed); nullopt when there is none. Reorders `latencies`.
+std::optional<double> percentile_with_never(std::vector<float>& latencies, std::uint64_t never, double p);
+
 // One window of a serving app's timeline (take_window).
 struct ServeWindow {
   std::string app;
@@ -76,7 +80,7 @@ class Router {
 
   // Per serving app, up to `now` (the run's end): unfinished requests
   // counted, replica-seconds closed.
-  std::map<std::string, ServeStats> finish(SimTime now);
+  std::map<std::string, ServeStats> finish();
   // The timeline: keep per-window figures from now on; take_window returns
   // each serving app's window since the last call and starts the next.
   void keep_windows() { windows_ = true; }

@@ -8,17 +8,6 @@
 
 namespace vramsim {
 
-std::optional<double> percentile_with_never(std::vector<float>& v, std::uint64_t never, double p) {
-  const std::uint64_t n = v.size() + never;
-  if (n == 0) return std::nullopt;
-  auto rank = static_cast<std::uint64_t>(std::ceil(p / 100 * static_cast<double>(n) - 1e-9));
-  rank = std::clamp<std::uint64_t>(rank, 1, n);
-  if (rank > v.size()) return INFINITY;
-  auto nth = v.begin() + static_cast<std::ptrdiff_t>(rank - 1);
-  std::nth_element(v.begin(), nth, v.end());
-  return *nth;
-}
-
 ServeOutcome serve_outcome(const std::string& app, ServeStats& s) {
   ServeOutcome o;
   o.app = app;

@@ -28,10 +28,6 @@ struct ServeOutcome {
   std::optional<SimTime> cold_arrival, cold_dispatch, cold_done;
 };
 
-// Nearest rank over `completed` finite latencies plus `never` infinite
-// ones; nullopt when there is no request. Reorders `latencies`.
-std::optional<double> percentile_with_never(std::vector<float>& latencies, std::uint64_t never, double p);
-
 ServeOutcome serve_outcome(const std::string& app, ServeStats& stats);
 
 // Every app's requests pooled into the run's req_* metrics.

@@ -161,16 +161,21 @@ int main(int argc, char** argv) {
       }
       opt.trace_path = trace_path;
       opt.status_at = parse_times(status_at, "--status-at");
-      if (!status_every.empty()) {
-        auto d = parse_duration(status_every);
-        // Bounded below so that a run writes at most horizon / 1 s rows.
+      // A period option, bounded below so that a run writes at most
+      // horizon / 1 s rows; nullopt (with the message said) when invalid.
+      auto period = [](const std::string& option, const std::string& text, const char* example) {
+        auto d = parse_duration(text);
         if (!d || *d < limits::kMinPeriod || *d > limits::kMaxDuration) {
-          std::cerr << "vramsim: --status-every: expected a duration from " << format_duration(limits::kMinPeriod)
-                    << " to " << format_duration(limits::kMaxDuration) << " such as 10s, got '" << status_every
+          std::cerr << "vramsim: " << option << ": expected a duration from " << format_duration(limits::kMinPeriod)
+                    << " to " << format_duration(limits::kMaxDuration) << " such as " << example << ", got '" << text
                     << "'\n";
-          return kExitInvalidInput;
+          return std::optional<Duration>();
         }
-        opt.status_every = d;
+        return d;
+      };
+      if (!status_every.empty()) {
+        opt.status_every = period("--status-every", status_every, "10s");
+        if (!opt.status_every) return kExitInvalidInput;
       }
       // --status-at writes the JSON beside the printed lines.
       opt.status_json_path = status_json.empty() && !status_at.empty() ? "status.json" : status_json;
@@ -179,14 +184,9 @@ int main(int argc, char** argv) {
       opt.chrome_trace_path = chrome_trace_path;
       opt.serve_timeline_path = serve_timeline;
       if (!serve_window.empty()) {
-        auto d = parse_duration(serve_window);
-        if (!d || *d < limits::kMinPeriod || *d > limits::kMaxDuration) {
-          std::cerr << "vramsim: --serve-window: expected a duration from " << format_duration(limits::kMinPeriod)
-                    << " to " << format_duration(limits::kMaxDuration) << " such as 60s, got '" << serve_window
-                    << "'\n";
-          return kExitInvalidInput;
-        }
-        opt.serve_window = *d;
+        const auto w = period("--serve-window", serve_window, "60s");
+        if (!w) return kExitInvalidInput;
+        opt.serve_window = *w;
       }
       const RunResult r = run_scenario(sc, opt);
       print_summary(r, std::cout);

@@ -164,15 +164,14 @@ TEST_F(LiveHead, ServingRequestsAreSleptByTheReplicaAndMeasured) {
   EXPECT_GE(median, 40.0) << "no answer before the replica slept its 40 s";
   EXPECT_TRUE(queued(run_id).empty());
   // The same file simulated: the same arrivals (one seed), every request
-  // answered; live adds only round trips, well under a wall second (20
-  // scenario seconds here) in all.
+  // answered; live can only add round trips to it (their size is the
+  // machine's, so no upper bound is asserted).
   RunOptions so;
   so.trace_path = work_ + "/sim.jsonl";
   const RunResult sim = run_scenario(load_scenario(kScenarios + "serving-live.json"), so);
   ASSERT_EQ(sim.serving.size(), 1u);
   EXPECT_EQ(sim.serving[0].completed, 6u);
   EXPECT_GE(median, *sim.serving[0].p50_s - 1e-3);
-  EXPECT_LE(median, *sim.serving[0].p50_s + 20);
   std::cout << "live p50 " << median << " s, simulated " << *sim.serving[0].p50_s << " s\n";
   // vramsim diff sets the request figures side by side.
   const TraceDiff d = diff_traces(read_trace(so.trace_path), read_trace(work_ + "/" + run_id + "/trace.jsonl"));
