@@ -73,12 +73,10 @@ int ReplicaAutoscaler::decide(Watched& w, const ReplicaLoad& load) const {
 // (that loop would have been run).
 void ReplicaAutoscaler::replay(SimTime until) {
   const std::int64_t loops = (until - last_tick_) / kLoop - 1;
-  if (loops > 0)
-    for (auto& [id, w] : watched_) {
-      if (!active(apps_.app(id))) continue;
-      w.policy->repeat(w.cfg, load_of(id, w), w.state, loops);
-    }
-  if (loops > 0) last_tick_ += loops * kLoop;
+  if (loops <= 0) return;
+  for (auto& [id, w] : watched_)
+    if (active(apps_.app(id))) w.policy->repeat(w.cfg, load_of(id, w), w.state, loops);
+  last_tick_ += loops * kLoop;
 }
 
 void ReplicaAutoscaler::catch_up() {
