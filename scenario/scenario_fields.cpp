@@ -77,6 +77,7 @@ std::string one_of(const std::vector<std::string>& names) {
 std::string enum_field(Obj& o, const std::string& key, const std::vector<std::string>& allowed,
                        const std::string& what) {
   const Json* v = o.get(key);
+  if (!v) o.fail(o.at(key), "expected " + what + ": " + one_of(allowed) + "; the field is missing");
   if (!v->is_string()) o.fail(o.at(key), "expected " + what + " (a string), got " + type_name(*v));
   const std::string x = v->get<std::string>();
   if (std::find(allowed.begin(), allowed.end(), x) == allowed.end())

@@ -458,6 +458,7 @@ TEST(ServingScenario, BadFieldsAreRefusedNamingThePath) {
       {"/apps/0/serve/traffic/trace", "{\"format\": \"gentd26-requests\", \"path\": \"nope.csv\"}",
        "traffic.trace.path: nope.csv: file: cannot be read"},
       {"/apps/0/serve/traffic/trace", "{\"format\": \"mlperf\", \"path\": \"x\"}", "expected a traffic trace format"},
+      {"/apps/0/serve/traffic/trace", "{\"path\": \"x\"}", "traffic.trace.format: expected a traffic trace format"},
       {"/apps/0/serve/autoscaling_config", "{\"min_replicas\": 3, \"max_replicas\": 2}",
        "max_replicas: expected max_replicas >= min_replicas (3), got 2"},
       {"/apps/0/serve/autoscaling_config", "{\"max_replicas\": 0}", "max_replicas: expected an integer in [1,"},
