@@ -57,22 +57,6 @@ bool parse_u64(const std::string& s, std::uint64_t& v) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-// The shortest spelling that reads back as the same double: the same
-// bytes on every machine.
-std::string csv_number(std::optional<double> v) {
-  if (!v) return "";
-  char buf[64];
-  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, *v);
-  return ec == std::errc() ? std::string(buf, p) : std::string();
-}
-
 std::string csv_row(const SweepGrid& grid, std::size_t index, const RunResult& r) {
   const std::size_t c = index / grid.seeds.size();
   const auto vi = grid.values_of(c);
@@ -88,6 +72,20 @@ std::string csv_row(const SweepGrid& grid, std::size_t index, const RunResult& r
 }
 
 }  // namespace
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string csv_number(std::optional<double> v) {
+  if (!v) return "";
+  char buf[64];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, *v);
+  return ec == std::errc() ? std::string(buf, p) : std::string();
+}
 
 SweepParam parse_set(const std::string& arg) {
   const auto eq = arg.find('=');
@@ -235,22 +233,30 @@ std::vector<Scenario> expand_scenarios(const Json& doc, const std::string& file,
   std::vector<Scenario> out;
   const std::size_t n = grid.combinations();
   out.reserve(n);
-  for (std::size_t c = 0; c < n; ++c) {
-    const auto vi = grid.values_of(c);
-    Json d = doc;
-    std::string setting;
-    for (std::size_t p = 0; p < grid.params.size(); ++p) {
-      const SweepParam& sp = grid.params[p];
-      set_at_path(d, sp.tokens, sp.values[vi[p]], sp.path);
-      setting += (p ? " " : "") + sp.path + "=" + sp.spelled[vi[p]];
-    }
-    try {
-      out.push_back(parse_scenario(d, file));
-    } catch (const ScenarioError& e) {
-      throw SweepError("--set " + setting + ": " + e.what());
-    }
-  }
+  for (std::size_t c = 0; c < n; ++c) out.push_back(scenario_of(doc, file, grid, c));
   return out;
+}
+
+Scenario scenario_of(const Json& doc, const std::string& file, const SweepGrid& grid, std::size_t c,
+                     const std::string& option) {
+  const auto vi = grid.values_of(c);
+  Json d = doc;
+  for (std::size_t p = 0; p < grid.params.size(); ++p) {
+    const SweepParam& sp = grid.params[p];
+    set_at_path(d, sp.tokens, sp.values[vi[p]], sp.path);
+  }
+  try {
+    return parse_scenario(d, file);
+  } catch (const ScenarioError& e) {
+    throw SweepError(option + " " + grid.setting_of(c) + ": " + e.what());
+  }
+}
+
+std::string SweepGrid::setting_of(std::size_t c) const {
+  const auto vi = values_of(c);
+  std::string setting;
+  for (std::size_t p = 0; p < params.size(); ++p) setting += (p ? " " : "") + params[p].path + "=" + params[p].spelled[vi[p]];
+  return setting;
 }
 
 std::string sweep_csv_header(const SweepGrid& grid) {

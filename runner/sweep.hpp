@@ -6,6 +6,7 @@
 // bytes never depend on the thread count.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -60,6 +61,8 @@ struct SweepGrid {
   std::size_t size() const { return combinations() * seeds.size(); }
   // The value index of each parameter for combination `c`.
   std::vector<std::size_t> values_of(std::size_t c) const;
+  // "path=value path=value" of combination `c`, as the values were written.
+  std::string setting_of(std::size_t c) const;
 };
 
 // A sweep stopped by its `stop` check (SIGINT, SIGTERM) before every row ran.
@@ -77,7 +80,17 @@ inline constexpr std::size_t kMaxSweepRuns = 1'000'000;
 // than kMaxSweepRuns runs.
 std::vector<Scenario> expand_scenarios(const Json& doc, const std::string& file, const SweepGrid& grid);
 
+// Combination `c`'s scenario: `doc` with its values set, parsed. Throws
+// SweepError ("OPTION path=value ...: " and the scenario format's message).
+Scenario scenario_of(const Json& doc, const std::string& file, const SweepGrid& grid, std::size_t c,
+                     const std::string& option = "--set");
+
 std::string sweep_csv_header(const SweepGrid& grid);
+// A CSV field, quoted where it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& s);
+// The shortest spelling that reads back as the same double (the same bytes
+// on every machine); empty for nullopt.
+std::string csv_number(std::optional<double> v);
 
 // Runs rows [begin, end) of the grid on `threads` threads; returns each row
 // (with its newline) in grid order. `progress(done, total)` is called, one

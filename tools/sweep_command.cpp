@@ -16,12 +16,9 @@
 #include <thread>
 #include <tuple>
 
-#include <boost/asio/io_context.hpp>
-
-#include "backends/slurm/process_runner.hpp"
-#include "backends/slurm/slurm_client.hpp"
 #include "engine/output_file.hpp"
 #include "runner/sweep.hpp"
+#include "tools/slurm_array.hpp"
 
 namespace vramsim {
 
@@ -72,66 +69,6 @@ class Progress {
   bool tty_;
 };
 
-// Set by SIGINT/SIGTERM while run_on_slurm waits for its array.
-volatile std::sig_atomic_t g_interrupted = 0;
-extern "C" void on_interrupt(int) { g_interrupted = 1; }
-
-// SIGINT and SIGTERM set g_interrupted while this lives; the old handlers
-// come back after.
-class InterruptFlag {
- public:
-  InterruptFlag() {
-    g_interrupted = 0;
-    old_int_ = std::signal(SIGINT, on_interrupt);
-    old_term_ = std::signal(SIGTERM, on_interrupt);
-  }
-  ~InterruptFlag() {
-    std::signal(SIGINT, old_int_);
-    std::signal(SIGTERM, old_term_);
-  }
-  InterruptFlag(const InterruptFlag&) = delete;
-  InterruptFlag& operator=(const InterruptFlag&) = delete;
-  bool raised() const { return g_interrupted != 0; }
-
- private:
-  void (*old_int_)(int) = SIG_DFL;
-  void (*old_term_)(int) = SIG_DFL;
-};
-
-std::string read_file(const std::string& path, bool& ok) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  ok = static_cast<bool>(in) || in.eof();
-  return text.str();
-}
-
-// `out` holds exactly `texts` or is left as it was: written to a temporary
-// file beside it, renamed over it once closed.
-class ReplacingFile {
- public:
-  explicit ReplacingFile(std::string out) : out_(std::move(out)), tmp_(sweep_temp_path(out_)), file_(tmp_) {}
-  ReplacingFile(const ReplacingFile&) = delete;
-  ReplacingFile& operator=(const ReplacingFile&) = delete;
-  ~ReplacingFile() {
-    if (!done_) std::remove(tmp_.c_str());  // an error or an interrupt: the old file stays
-  }
-  void write(const std::string& text) { file_.write(text); }
-  void commit() {
-    file_.close();
-    if (std::rename(tmp_.c_str(), out_.c_str()) != 0) {
-      const int err = errno;
-      throw OutputError(out_, "cannot rename " + tmp_ + " to it: " + std::strerror(err));
-    }
-    done_ = true;
-  }
-
- private:
-  std::string out_, tmp_;
-  OutputFile file_;
-  bool done_ = false;
-};
-
 void write_then_rename(const std::string& out, const std::vector<std::string>& texts) {
   ReplacingFile f(out);
   for (const auto& t : texts) f.write(t);
@@ -169,75 +106,28 @@ int run_on_slurm(const SweepCommand& c, const SweepGrid& grid) {
     f.close();
   }
 
-  boost::asio::io_context io;
-  slurm::ProcessRunner runner(io);
-  slurm::SlurmClient client(io, runner, slurm::SlurmClientConfig{});
   const std::string token = "vramsim-sweep:" + parts;  // --comment: tells our array from any other
   // From the submission on, an interrupt cancels the array: tasks nobody
   // merges would only burn their allocation.
   const InterruptFlag interrupt;
-  std::optional<std::string> job;
-  std::string error;
-  client.submit(script, token, [&](std::optional<std::string> id, std::string err) {
-    job = std::move(id);
-    error = std::move(err);
-  });
-  io.run();
-  if (!job) {
-    std::cerr << "vramsim sweep: sbatch failed: " << error << "\n";
+  const ArrayOutcome array = run_job_array(script, token, c.poll_s, "sweep",
+                                             std::to_string(runs) + " runs in " + std::to_string(tasks) +
+                                                 " task(s), parts in " + parts,
+                                             interrupt);
+  if (array.status == ArrayOutcome::Status::Interrupted) {
+    std::cerr << "vramsim sweep: interrupted; array job " << array.job << " cancelled, no CSV written\n";
+    return kInterrupted;
+  }
+  if (array.status == ArrayOutcome::Status::Failed) {
+    std::cerr << "vramsim sweep: " << array.error << "\n";
     return kFailed;
   }
-  std::cerr << "sweep: " << runs << " runs as SLURM array job " << *job << " of " << tasks << " task(s); parts in "
-            << parts << "\n";
-  std::string last;
-  for (;;) {
-    std::optional<std::vector<slurm::SqueueJob>> listed;
-    io.restart();
-    client.list([&](std::optional<std::vector<slurm::SqueueJob>> jobs, std::string err) {
-      listed = std::move(jobs);
-      error = std::move(err);
-    });
-    io.run();
-    if (!listed) {
-      std::cerr << "vramsim sweep: squeue failed: " << error << " (array job " << *job << " may still run)\n";
-      return kFailed;
-    }
-    std::size_t running = 0;
-    std::string pending;
-    for (const auto& j : *listed) {
-      if (j.comment != token) continue;
-      if (j.job_state == JobState::Pending) pending += (pending.empty() ? "" : " ") + j.id;
-      else ++running;
-    }
-    if (running == 0 && pending.empty()) break;
-    const std::string now = std::to_string(running) + " task(s) running" +
-                            (pending.empty() ? "" : ", pending: " + pending);
-    if (now != last) std::cerr << "sweep: array job " << *job << ": " << now << "\n";
-    last = now;
-    const auto wake = std::chrono::steady_clock::now() + std::chrono::duration<double>(std::max(0.05, c.poll_s));
-    while (!interrupt.raised() && std::chrono::steady_clock::now() < wake)
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (interrupt.raised()) {
-      bool ok = false;
-      io.restart();
-      client.cancel({*job}, [&](bool o, std::string err) {
-        ok = o;
-        error = std::move(err);
-      });
-      io.run();
-      if (!ok) {
-        std::cerr << "vramsim sweep: interrupted; scancel " << *job << " failed: " << error << "\n";
-        return kFailed;
-      }
-      std::cerr << "vramsim sweep: interrupted; array job " << *job << " cancelled, no CSV written\n";
-      return kInterrupted;
-    }
-  }
+  const std::optional<std::string> job = array.job;
   std::vector<std::string> texts, names;
   for (std::size_t i = 0; i < tasks; ++i) {
     names.push_back(parts + "/part-" + std::to_string(i) + ".csv");
     bool ok = false;
-    texts.push_back(fs::is_regular_file(names.back()) ? read_file(names.back(), ok) : std::string());
+    texts.push_back(fs::is_regular_file(names.back()) ? read_whole_file(names.back(), ok) : std::string());
     if (!ok) {
       std::cerr << "vramsim sweep: array job " << *job << " task " << i << " left no part file " << names.back()
                 << " (see " << parts << "/task-" << i << ".log)\n";

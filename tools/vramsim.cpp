@@ -21,6 +21,7 @@
 #include "tools/option_checks.hpp"
 #include "tools/replay_command.hpp"
 #include "tools/sweep_command.hpp"
+#include "tools/plan_command.hpp"
 #include "tools/calibrate_command.hpp"
 #include "tools/explain_command.hpp"
 
@@ -97,6 +98,7 @@ int main(int argc, char** argv) {
   auto report = add_report_command(app);
   auto replay = add_replay_command(app);
   auto sweep = add_sweep_command(app);
+  auto plan = add_plan_command(app);
   auto calibrate = add_calibrate_command(app);
   auto explain = add_explain_command(app);
 
@@ -115,6 +117,7 @@ int main(int argc, char** argv) {
   if (report->sub->parsed()) return run_report_command(*report);
   if (replay->sub->parsed()) return run_replay_command(*replay);
   if (sweep->sub->parsed()) return run_sweep_command(*sweep);
+  if (plan->sub->parsed()) return run_plan_command(*plan);
   if (calibrate->sub->parsed()) return run_calibrate_command(*calibrate);
   if (explain->sub->parsed()) return run_explain_command(*explain);
   if (list->parsed()) {

@@ -1,0 +1,531 @@
+#include "runner/plan.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "runner/simulation.hpp"
+
+namespace vramsim {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+bool parse_double(const std::string& s, double& v) {
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && p == s.data() + s.size() && std::isfinite(v);
+}
+
+bool parse_i64(const std::string& s, long long& v) {
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+std::vector<std::string> run_metric_names() {
+  std::vector<std::string> names;
+  RunMetrics().for_each([&](const char* n, std::optional<double>) { names.emplace_back(n); });
+  return names;
+}
+
+// splitmix64: a portable stream, so the resamples are the same everywhere.
+std::uint64_t splitmix(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+double mean_of(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? 0 : s / static_cast<double>(v.size());
+}
+
+}  // namespace
+
+bool Slo::holds(double bound) const {
+  switch (op) {
+    case Op::AtMost: return bound <= value;
+    case Op::Below: return bound < value;
+    case Op::AtLeast: return bound >= value;
+    case Op::Above: return bound > value;
+  }
+  return false;
+}
+
+bool is_run_metric(const std::string& name) {
+  static const std::vector<std::string> names = run_metric_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+double metric_upper_limit(const std::string& name) {
+  static const std::set<std::string> shares = {"req_slo_attainment",    "vram_utilisation",  "background_core_share",
+                                               "gpu_fragmentation_share", "gpu_allocation", "sampled_vram_utilisation",
+                                               "shut_down"};
+  return shares.count(name) ? 1.0 : kInf;
+}
+
+Slo parse_slo_arg(const std::string& text) {
+  const std::string what = "--slo '" + text + "': expected METRIC<=VALUE, METRIC<VALUE, METRIC>=VALUE or METRIC>VALUE " +
+                           "with a run metric (docs/sweeps.md) such as req_latency_p99_s<=10";
+  const auto at = text.find_first_of("<>");
+  if (at == std::string::npos || at == 0) throw PlanError(what);
+  Slo s;
+  s.text = text;
+  s.metric = text.substr(0, at);
+  const bool eq = at + 1 < text.size() && text[at + 1] == '=';
+  s.op = text[at] == '<' ? (eq ? Slo::Op::AtMost : Slo::Op::Below) : (eq ? Slo::Op::AtLeast : Slo::Op::Above);
+  const std::string v = text.substr(at + (eq ? 2 : 1));
+  if (!parse_double(v, s.value)) throw PlanError(what);
+  if (!is_run_metric(s.metric))
+    throw PlanError("--slo '" + text + "': '" + s.metric + "' is not a run metric (docs/sweeps.md lists them)");
+  const double hi = metric_upper_limit(s.metric);
+  if (s.value < 0 || s.value > std::min(hi, 1e15))
+    throw PlanError("--slo '" + text + "': expected a value from 0 to " + (std::isinf(hi) ? "1e15" : "1") + " for " +
+                    s.metric);
+  return s;
+}
+
+SweepParam parse_vary(const std::string& arg) {
+  std::string spelled = arg;
+  const auto eq = arg.find('=');
+  if (eq != std::string::npos && arg.find("..", eq) != std::string::npos &&
+      arg.find_first_of("[{\"", eq) == std::string::npos) {
+    // Integer ranges among the values: 1..8 or 1..4,8,16.
+    spelled = arg.substr(0, eq + 1);
+    std::size_t count = 0, from = eq + 1;
+    bool first = true;
+    for (;;) {
+      const auto comma = arg.find(',', from);
+      const std::string tok = arg.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+      const auto dots = tok.find("..");
+      auto add = [&](const std::string& v) {
+        if (++count > 100000) throw PlanError("--vary '" + arg + "': at most 100000 values");
+        spelled += (first ? "" : ",") + v;
+        first = false;
+      };
+      if (dots != std::string::npos) {
+        long long a = 0, b = 0;
+        if (!parse_i64(tok.substr(0, dots), a) || !parse_i64(tok.substr(dots + 2), b) || b < a || b - a >= 100000)
+          throw PlanError("--vary '" + arg + "': '" + tok + "': expected an integer range A..B with A <= B, at most " +
+                          "100000 values");
+        for (long long x = a; x <= b; ++x) add(std::to_string(x));
+      } else {
+        add(tok);
+      }
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+  }
+  try {
+    return parse_set(spelled);
+  } catch (const SweepError& e) {
+    std::string m = e.what();
+    if (m.rfind("--set", 0) == 0) m = "--vary" + m.substr(5);
+    throw PlanError(m);
+  }
+}
+
+BootstrapBound::BootstrapBound(std::size_t n, std::size_t resamples, std::uint64_t seed)
+    : n_(n), resamples_(resamples), counts_(n * resamples, 0) {
+  std::uint64_t state = seed ^ (static_cast<std::uint64_t>(n) * 0xd1b54a32d192ed03ULL);
+  for (std::size_t b = 0; b < resamples_; ++b)
+    for (std::size_t k = 0; k < n_; ++k) ++counts_[b * n_ + splitmix(state) % n_];
+}
+
+double BootstrapBound::bound(const std::vector<double>& values, double confidence, bool upper) const {
+  if (values.size() != n_ || n_ == 0) throw std::logic_error("BootstrapBound: expected one value per seed");
+  std::vector<double> means(resamples_);
+  for (std::size_t b = 0; b < resamples_; ++b) {
+    double sum = 0;
+    for (std::size_t i = 0; i < n_; ++i) {
+      const std::uint32_t k = counts_[b * n_ + i];
+      if (k == 0) continue;  // never 0 x inf
+      sum += k * values[i];
+    }
+    means[b] = sum / static_cast<double>(n_);
+  }
+  const double q = upper ? confidence : 1 - confidence;
+  const double rank = std::ceil(q * static_cast<double>(resamples_) - 1e-9);
+  const auto k = static_cast<std::size_t>(std::clamp(rank, 1.0, static_cast<double>(resamples_))) - 1;
+  std::nth_element(means.begin(), means.begin() + static_cast<std::ptrdiff_t>(k), means.end());
+  return means[k];
+}
+
+const char* to_string(PlanDecision d) {
+  switch (d) {
+    case PlanDecision::AllSeeds: return "all_seeds";
+    case PlanDecision::CertainFail: return "certain_fail";
+    case PlanDecision::Pruned: return "pruned";
+  }
+  return "?";
+}
+
+void validate(const PlanSpec& spec) {
+  if (spec.slos.empty()) throw PlanError("--slo: expected at least one objective, such as req_latency_p99_s<=10");
+  if (!is_run_metric(spec.objective))
+    throw PlanError("--objective '" + spec.objective + "': expected a run metric (docs/sweeps.md), such as cost_usd");
+  if (spec.grid.seeds.empty() || spec.grid.seeds.size() > 10000)
+    throw PlanError("--seeds: expected from 1 to 10000 seeds");
+  if (!(spec.confidence >= 0.5 && spec.confidence <= 0.999))
+    throw PlanError("--confidence: expected a share from 0.5 to 0.999");
+  if (spec.seed_batch < 1 || spec.seed_batch > 10000) throw PlanError("--seed-batch: expected from 1 to 10000");
+  if (spec.monotone.size() != spec.grid.params.size()) throw std::logic_error("PlanSpec: one monotone flag per --vary");
+  std::set<std::string> paths;
+  for (const auto& p : spec.grid.params)
+    if (!paths.insert(p.path).second) throw PlanError("--vary " + p.path + ": expected each path once");
+  std::size_t c = 1;
+  for (const auto& p : spec.grid.params) {
+    if (c > kMaxSweepRuns / p.values.size())
+      throw PlanError("--vary: the grid has more than " + std::to_string(kMaxSweepRuns) + " configurations");
+    c *= p.values.size();
+  }
+}
+
+std::vector<std::string> plan_metrics(const PlanSpec& spec) {
+  std::vector<std::string> out;
+  for (const auto& s : spec.slos) out.push_back(s.metric);
+  out.push_back(spec.objective);
+  return out;
+}
+
+namespace {
+
+// One configuration under evaluation: its figures so far and, once known,
+// how its evaluation ended.
+struct Evaluation {
+  std::size_t combination = 0, evaluated_as = 0;
+  std::vector<std::vector<double>> values;  // per plan metric, per seed run
+  std::optional<PlanDecision> decision;
+  bool met = false;  // with decision AllSeeds
+  bool keep = false;  // never pruned: the runner-up's evaluation
+  std::size_t seeds_run() const { return values.empty() ? 0 : values[0].size(); }
+};
+
+// One line of the search: the configurations along the monotone dimension
+// (or a single one), binary-searched for the first that is worth having.
+struct Line {
+  std::vector<std::size_t> combinations;
+  std::size_t lo = 0, hi = 0, probe = 0;
+  bool done = false;
+};
+
+class Search {
+ public:
+  Search(const PlanSpec& spec, const PlanEvaluator& evaluate)
+      : spec_(spec), evaluate_(evaluate), names_(plan_metrics(spec)), full_(spec.grid.seeds.size()) {}
+
+  PlanResult run() {
+    build_lines();
+    while (round()) {
+    }
+    // A binary search leaves one passing configuration per line: the
+    // runner-up is then the next value along the chosen one's line, which
+    // is evaluated in full (monotone: it passes; the figures say by how much).
+    if (best_ && monotone_ && passing() < 2) {
+      const std::size_t next = best_->second + stride_;
+      if (spec_.grid.values_of(best_->second)[*monotone_] + 1 < spec_.grid.params[*monotone_].values.size() &&
+          !index_.count(next)) {
+        evaluation(next).keep = true;
+        lines_.push_back(Line{{next}, 0, 1, 0, false});
+        while (round()) {
+        }
+      }
+    }
+    return result();
+  }
+
+ private:
+  void build_lines() {
+    const auto& params = spec_.grid.params;
+    std::optional<std::size_t> m;
+    if (!spec_.exhaustive)
+      for (std::size_t p = 0; p < params.size(); ++p)
+        if (spec_.monotone[p]) m = p;
+    const std::size_t n = spec_.grid.combinations();
+    monotone_ = m;
+    if (!m) {
+      for (std::size_t c = 0; c < n; ++c) lines_.push_back(Line{{c}, 0, 1, 0, false});
+      return;
+    }
+    std::size_t stride = 1;
+    for (std::size_t p = *m + 1; p < params.size(); ++p) stride *= params[p].values.size();
+    stride_ = stride;
+    const std::size_t len = params[*m].values.size();
+    for (std::size_t c = 0; c < n; ++c) {
+      if (spec_.grid.values_of(c)[*m] != 0) continue;
+      Line l;
+      for (std::size_t k = 0; k < len; ++k) l.combinations.push_back(c + k * stride);
+      l.hi = len;
+      l.probe = (l.lo + l.hi) / 2;
+      lines_.push_back(std::move(l));
+    }
+  }
+
+  Evaluation& evaluation(std::size_t c) {
+    auto [it, added] = index_.try_emplace(c, evals_.size());
+    if (added) {
+      Evaluation e;
+      e.combination = c;
+      e.evaluated_as = evals_.size();
+      e.values.resize(names_.size());
+      evals_.push_back(std::move(e));
+    }
+    return evals_[it->second];
+  }
+
+  // One round: the next seed batch of every line's probe, then verdicts.
+  bool round() {
+    std::vector<PlanTask> tasks;
+    std::vector<std::size_t> task_eval;
+    for (auto& l : lines_) {
+      if (l.done) continue;
+      Evaluation& e = evaluation(l.combinations[l.probe]);
+      const std::size_t from = e.seeds_run(), to = std::min(full_, from + spec_.seed_batch);
+      tasks.push_back(PlanTask{e.combination, {spec_.grid.seeds.begin() + static_cast<std::ptrdiff_t>(from),
+                                               spec_.grid.seeds.begin() + static_cast<std::ptrdiff_t>(to)}});
+      task_eval.push_back(index_.at(e.combination));
+    }
+    if (tasks.empty()) return false;
+    const PlanFigures figures = evaluate_(tasks);
+    if (figures.size() != tasks.size()) throw std::logic_error("plan evaluator: expected one result per task");
+    ++rounds_;
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+      Evaluation& e = evals_[task_eval[t]];
+      if (figures[t].size() != tasks[t].seeds.size()) throw std::logic_error("plan evaluator: one result per seed");
+      for (std::size_t s = 0; s < tasks[t].seeds.size(); ++s) {
+        ++runs_;
+        for (std::size_t k = 0; k < names_.size(); ++k) {
+          const auto& v = figures[t][s].at(k);
+          if (!v || std::isnan(*v) || *v < 0)
+            throw PlanError(std::string(k + 1 == names_.size() ? "--objective " : "--slo ") + names_[k] + ": the run of " +
+                            (spec_.grid.params.empty() ? std::string("the scenario") : spec_.grid.setting_of(e.combination)) +
+                            " with seed " + std::to_string(tasks[t].seeds[s]) + " did not measure it" +
+                            (names_[k] == "cost_usd" ? " (a GPU model without a price: gpu_prices_usd_per_hour)" : "") +
+                            (names_[k].rfind("req_", 0) == 0 ? " (no serving app)" : ""));
+          e.values[k].push_back(*v);
+        }
+      }
+    }
+    // Verdicts: complete ones first (they may set the best), then early stops.
+    for (std::size_t i : task_eval) {
+      Evaluation& e = evals_[i];
+      if (e.seeds_run() < full_) continue;
+      e.decision = PlanDecision::AllSeeds;
+      e.met = true;
+      for (std::size_t k = 0; k < spec_.slos.size(); ++k)
+        e.met = e.met && spec_.slos[k].holds(bootstrap(full_).bound(e.values[k], spec_.confidence, spec_.slos[k].upper()));
+      if (e.met) offer_best(e);
+    }
+    if (!spec_.exhaustive)
+      for (std::size_t i : task_eval)
+        if (!evals_[i].decision) decide_early(evals_[i]);
+    for (auto& l : lines_) advance(l);
+    return true;
+  }
+
+  void offer_best(const Evaluation& e) {
+    const double obj = mean_of(e.values.back());
+    if (!best_ || obj < best_->first || (obj == best_->first && e.combination < best_->second))
+      best_ = {obj, e.combination};
+  }
+
+  // A verdict the remaining seeds cannot change: the unknown values at the
+  // metric's most favourable limit, and the bound still misses the SLO; or
+  // the objective at its lower limit (0), and the mean still loses to the best.
+  void decide_early(Evaluation& e) {
+    for (std::size_t k = 0; k < spec_.slos.size(); ++k) {
+      const Slo& s = spec_.slos[k];
+      std::vector<double> v = e.values[k];
+      v.resize(full_, s.upper() ? 0.0 : metric_upper_limit(s.metric));
+      if (!s.holds(bootstrap(full_).bound(v, spec_.confidence, s.upper()))) {
+        e.decision = PlanDecision::CertainFail;
+        return;
+      }
+    }
+    if (best_ && !e.keep) {
+      double sum = 0;
+      for (double x : e.values.back()) sum += x;
+      const double least = sum / static_cast<double>(full_);
+      if (least > best_->first || (least == best_->first && e.combination > best_->second))
+        e.decision = PlanDecision::Pruned;
+    }
+  }
+
+  void advance(Line& l) {
+    if (l.done) return;
+    const Evaluation& e = evals_[index_.at(l.combinations[l.probe])];
+    if (!e.decision) return;
+    // Passing or not worth having: the first useful value is at most here
+    // (a later one is never cheaper); failing: it lies beyond.
+    if (*e.decision == PlanDecision::CertainFail || (*e.decision == PlanDecision::AllSeeds && !e.met))
+      l.lo = l.probe + 1;
+    else
+      l.hi = l.probe;
+    if (l.lo >= l.hi) l.done = true;
+    else l.probe = (l.lo + l.hi) / 2;
+  }
+
+  std::size_t passing() const {
+    std::size_t n = 0;
+    for (const auto& e : evals_) n += e.decision == PlanDecision::AllSeeds && e.met;
+    return n;
+  }
+
+  const BootstrapBound& bootstrap(std::size_t n) {
+    auto it = boots_.find(n);
+    if (it == boots_.end()) it = boots_.emplace(n, BootstrapBound(n)).first;
+    return it->second;
+  }
+
+  PlanResult result() {
+    PlanResult r;
+    r.combinations = spec_.grid.combinations();
+    r.runs = runs_;
+    r.rounds = rounds_;
+    std::vector<const Evaluation*> order;
+    for (const auto& e : evals_) order.push_back(&e);
+    std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->combination < b->combination; });
+    for (const Evaluation* e : order) {
+      PlanRow row;
+      row.combination = e->combination;
+      row.evaluated_as = e->evaluated_as;
+      row.seeds_run = e->seeds_run();
+      row.decision = *e->decision;
+      for (std::size_t k = 0; k < spec_.slos.size(); ++k) {
+        row.mean.push_back(mean_of(e->values[k]));
+        row.bound.push_back(bootstrap(row.seeds_run).bound(e->values[k], spec_.confidence, spec_.slos[k].upper()));
+      }
+      if (row.decision != PlanDecision::Pruned) row.slo_met = row.decision == PlanDecision::AllSeeds && e->met;
+      row.objective = mean_of(e->values.back());
+      r.rows.push_back(std::move(row));
+    }
+    // The answer and the runner-up: the cheapest passing rows (ties: grid order).
+    std::vector<std::size_t> passing;
+    for (std::size_t i = 0; i < r.rows.size(); ++i)
+      if (r.rows[i].slo_met.value_or(false)) passing.push_back(i);
+    std::stable_sort(passing.begin(), passing.end(),
+                     [&](std::size_t a, std::size_t b) { return r.rows[a].objective < r.rows[b].objective; });
+    if (!passing.empty()) r.chosen = passing[0];
+    if (passing.size() > 1) r.runner_up = passing[1];
+    if (!r.chosen) {
+      double least = kInf;
+      for (std::size_t i = 0; i < r.rows.size(); ++i) {
+        double worst = 0;
+        for (std::size_t k = 0; k < spec_.slos.size(); ++k) {
+          const Slo& s = spec_.slos[k];
+          const double b = r.rows[i].bound[k];
+          const double miss = s.upper() ? b - s.value : s.value - b;
+          worst = std::max(worst, std::isinf(b) ? kInf : std::max(0.0, miss) / std::max(std::abs(s.value), 1e-12));
+        }
+        if (!r.closest || worst < least) r.closest = i, least = worst;
+      }
+    }
+    return r;
+  }
+
+  const PlanSpec& spec_;
+  const PlanEvaluator& evaluate_;
+  std::vector<std::string> names_;
+  std::size_t full_;
+  std::vector<Line> lines_;
+  std::vector<Evaluation> evals_;
+  std::map<std::size_t, std::size_t> index_;  // combination -> evals_
+  std::map<std::size_t, BootstrapBound> boots_;
+  std::optional<std::pair<double, std::size_t>> best_;  // (objective, combination)
+  std::size_t runs_ = 0, rounds_ = 0;
+  std::optional<std::size_t> monotone_;  // the dimension searched along
+  std::size_t stride_ = 1;               // combinations between its values
+};
+
+}  // namespace
+
+PlanResult run_plan(const PlanSpec& spec, const PlanEvaluator& evaluate) {
+  validate(spec);
+  return Search(spec, evaluate).run();
+}
+
+std::string plan_csv(const PlanSpec& spec, const PlanResult& r) {
+  std::string out;
+  for (const auto& p : spec.grid.params) out += csv_field(p.path) + ",";
+  out += "seeds_run,decision";
+  for (const auto& s : spec.slos) out += "," + s.metric + "_mean," + s.metric + "_bound";
+  out += ",slo_met," + spec.objective + ",chosen,evaluated_as\n";
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const PlanRow& row = r.rows[i];
+    const auto vi = spec.grid.values_of(row.combination);
+    for (std::size_t p = 0; p < spec.grid.params.size(); ++p) out += csv_field(spec.grid.params[p].spelled[vi[p]]) + ",";
+    out += std::to_string(row.seeds_run) + "," + to_string(row.decision);
+    for (std::size_t k = 0; k < spec.slos.size(); ++k)
+      out += "," + csv_number(row.mean[k]) + "," + csv_number(row.bound[k]);
+    out += std::string(",") + (row.slo_met ? (*row.slo_met ? "1" : "0") : "") + "," + csv_number(row.objective) + "," +
+           (r.chosen == i ? "1" : "0") + "," + std::to_string(row.evaluated_as) + "\n";
+  }
+  return out;
+}
+
+PlanEvaluator local_plan_evaluator(const Json& doc, const std::string& file, const PlanSpec& spec, unsigned threads) {
+  struct State {
+    Json doc;
+    std::string file;
+    SweepGrid grid;
+    std::vector<std::string> names;
+    unsigned threads;
+    std::map<std::size_t, Scenario> scenarios;
+  };
+  auto st = std::make_shared<State>(State{doc, file, spec.grid, plan_metrics(spec), std::max(1u, threads), {}});
+  return [st](const std::vector<PlanTask>& tasks) {
+    // Parsed here, in task order: a bad value fails the same way every time.
+    for (const auto& t : tasks)
+      if (!st->scenarios.count(t.combination))
+        st->scenarios.emplace(t.combination, scenario_of(st->doc, st->file, st->grid, t.combination, "--vary"));
+    std::vector<std::pair<std::size_t, std::size_t>> runs;  // (task, seed index)
+    PlanFigures out(tasks.size());
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+      out[t].resize(tasks[t].seeds.size());
+      for (std::size_t s = 0; s < tasks[t].seeds.size(); ++s) runs.emplace_back(t, s);
+    }
+    std::atomic<std::size_t> next{0};
+    std::mutex mu;
+    std::exception_ptr failure;
+    auto work = [&] {
+      for (std::size_t i; (i = next.fetch_add(1)) < runs.size();) {
+        const auto [t, s] = runs[i];
+        try {
+          RunOptions opt;
+          opt.seed = tasks[t].seeds[s];
+          const RunResult r = run_scenario(st->scenarios.at(tasks[t].combination), opt);
+          std::vector<std::optional<double>> v(st->names.size());
+          r.metrics.for_each([&](const char* name, std::optional<double> x) {
+            for (std::size_t k = 0; k < st->names.size(); ++k)
+              if (st->names[k] == name) v[k] = x;
+          });
+          out[t][s] = std::move(v);
+        } catch (...) {
+          std::lock_guard lock(mu);
+          if (!failure) failure = std::current_exception();
+          next = runs.size();
+          return;
+        }
+      }
+    };
+    const unsigned n = std::min<unsigned>(st->threads, static_cast<unsigned>(std::max<std::size_t>(1, runs.size())));
+    std::vector<std::thread> pool;
+    for (unsigned k = 1; k < n; ++k) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    if (failure) std::rethrow_exception(failure);
+    return out;
+  };
+}
+
+}  // namespace vramsim

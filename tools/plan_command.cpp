@@ -1,0 +1,301 @@
+#include "tools/plan_command.hpp"
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "analysis/report.hpp"
+#include "engine/output_file.hpp"
+#include "runner/plan.hpp"
+#include "runner/simulation.hpp"
+#include "tools/exit_codes.hpp"
+#include "tools/slurm_array.hpp"
+
+namespace vramsim {
+
+using namespace cli;  // the shared exit statuses
+
+std::unique_ptr<PlanCommand> add_plan_command(CLI::App& app) {
+  auto c = std::make_unique<PlanCommand>();
+  auto* s = app.add_subcommand("plan", "find the cheapest configuration whose SLOs hold across seeds");
+  c->sub = s;
+  s->add_option("scenario", c->scenario, "scenario JSON file")->required();
+  s->add_option("--slo", c->slos, "METRIC<=V, METRIC<V, METRIC>=V or METRIC>V over a run metric (repeatable)")
+      ->required();
+  s->add_option("--vary", c->vary,
+                "PATH=V1,V2,... as sweep --set spells it, or PATH=A..B (integers): a dimension of the space "
+                "(repeatable)");
+  s->add_option("--monotone", c->monotone,
+                "PATH of a --vary whose later values are never worse for the SLOs and never cheaper: binary "
+                "search along it (repeatable)");
+  s->add_option("--seeds", c->seeds, "FIRST..LAST, a seed or seeds separated by commas (default: the scenario's)");
+  s->add_option("--confidence", c->confidence, "the one-sided bootstrap confidence of each SLO (default 0.95)");
+  s->add_option("--objective", c->objective, "the run metric to minimise, its mean over seeds (default cost_usd)");
+  s->add_option("-o,--output", c->out, "the CSV file to write: one row per configuration evaluated");
+  s->add_option("-j,--jobs", c->jobs, "runs at a time (default: every core; with --on-slurm, CPUs per task)");
+  s->add_option("--seed-batch", c->seed_batch, "seeds run at a time per configuration (default 4)");
+  s->add_flag("--exhaustive", c->exhaustive,
+              "every configuration with every seed: no binary search, pruning or early stop (the grid)");
+  s->add_flag("--on-slurm", c->on_slurm, "run each round of the search as a SLURM job array (sbatch)");
+  s->add_option("--parts-dir", c->parts_dir,
+                "with --on-slurm: folder for the rounds' part files and logs, on a file system the nodes share "
+                "(default OUT.parts)");
+  s->add_option("--poll", c->poll_s, "with --on-slurm: seconds between squeue polls (default 1)");
+  return c;
+}
+
+namespace {
+
+constexpr int kNoneMeets = 1;
+constexpr int kFailed = 3;
+
+// A failed SLURM round: the message, already said, and the exit status.
+struct RoundFailed {
+  int status;
+};
+
+std::optional<double> cell_number(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  double v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// Each round of the search as one job array: task I runs `vramsim sweep` on
+// one configuration and its seed batch into round-R-task-I.csv.
+PlanEvaluator slurm_plan_evaluator(const PlanCommand& c, const PlanSpec& spec, const InterruptFlag& interrupt) {
+  namespace fs = std::filesystem;
+  const std::string parts =
+      fs::absolute(c.parts_dir.empty() ? (c.out.empty() ? std::string("plan") : c.out) + ".parts" : c.parts_dir)
+          .lexically_normal();
+  if (parts.find_first_of(" \t\n%\"'\\") != std::string::npos)
+    throw PlanError("--parts-dir '" + parts + "': expected a path without blanks, quotes, backslashes or '%'");
+  std::error_code ec;
+  fs::create_directories(parts, ec);
+  if (ec) throw PlanError("--parts-dir '" + parts + "': cannot create it: " + ec.message());
+  const std::string exe = fs::read_symlink("/proc/self/exe").string();
+  const std::string scenario = fs::absolute(c.scenario).string();
+  const std::vector<std::string> names = plan_metrics(spec);
+  auto round = std::make_shared<std::size_t>(0);
+  return [=, &interrupt, &spec](const std::vector<PlanTask>& tasks) {
+    const std::size_t r = (*round)++;
+    const std::string stem = parts + "/round-" + std::to_string(r);
+    const unsigned cpus = std::max(1u, c.jobs);
+    std::string script = "#!/bin/sh\n#SBATCH --job-name=vramsim-plan\n#SBATCH --array=0-" +
+                         std::to_string(tasks.size() - 1) + "\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=" +
+                         std::to_string(cpus) + "\n#SBATCH --output=" + stem + "-task-%a.log\n" +
+                         "case \"$SLURM_ARRAY_TASK_ID\" in\n";
+    std::vector<std::string> files;
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+      const auto vi = spec.grid.values_of(tasks[t].combination);
+      std::string cmd = "exec " + shell_quote(exe) + " sweep " + shell_quote(scenario);
+      for (std::size_t p = 0; p < spec.grid.params.size(); ++p)
+        cmd += " --set " + shell_quote(spec.grid.params[p].path + "=" + spec.grid.params[p].spelled[vi[p]]);
+      std::string seeds;
+      for (auto s : tasks[t].seeds) seeds += (seeds.empty() ? "" : ",") + std::to_string(s);
+      files.push_back(stem + "-task-" + std::to_string(t) + ".csv");
+      std::error_code gone;
+      fs::remove(files.back(), gone);
+      cmd += " --seeds " + seeds + " -j " + std::to_string(cpus) + " -o " + shell_quote(files.back());
+      script += "  " + std::to_string(t) + ") " + cmd + " ;;\n";
+    }
+    script += "esac\nexit 2\n";
+    {
+      OutputFile f(stem + ".sh");  // what was submitted, for the record
+      f.write(script);
+      f.close();
+    }
+    const ArrayOutcome a =
+        run_job_array(script, "vramsim-plan:" + stem, c.poll_s, "plan",
+                      "round " + std::to_string(r + 1) + ": " + std::to_string(tasks.size()) + " configuration(s)",
+                      interrupt);
+    if (a.status == ArrayOutcome::Status::Interrupted) {
+      std::cerr << "vramsim plan: interrupted; array job " << a.job << " cancelled, no CSV written\n";
+      throw RoundFailed{kInterrupted};
+    }
+    if (a.status == ArrayOutcome::Status::Failed) {
+      std::cerr << "vramsim plan: " << a.error << "\n";
+      throw RoundFailed{kFailed};
+    }
+    PlanFigures out(tasks.size());
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+      bool ok = false;
+      const std::string text = fs::is_regular_file(files[t]) ? read_whole_file(files[t], ok) : std::string();
+      const auto fail = [&](const std::string& why) {
+        std::cerr << "vramsim plan: array job " << a.job << " task " << t << ": " << why << " (see " << stem
+                  << "-task-" << t << ".log)\n";
+        throw RoundFailed{kFailed};
+      };
+      if (!ok) fail("left no part file " + files[t]);
+      std::istringstream in(text);
+      std::vector<std::string> header, cells;
+      std::size_t line = 0;
+      if (!read_csv_record(in, header, line, files[t])) fail(files[t] + ": empty");
+      std::vector<std::size_t> at;
+      for (const auto& n : names) {
+        const auto it = std::find(header.begin(), header.end(), n);
+        if (it == header.end()) fail(files[t] + ": no column " + n + " (a vramsim of another version?)");
+        at.push_back(static_cast<std::size_t>(it - header.begin()));
+      }
+      while (read_csv_record(in, cells, line, files[t])) {
+        if (cells.size() != header.size()) fail(files[t] + ": line " + std::to_string(line) + ": expected " +
+                                                std::to_string(header.size()) + " fields");
+        std::vector<std::optional<double>> v;
+        for (std::size_t k : at) v.push_back(cell_number(cells[k]));
+        out[t].push_back(std::move(v));
+      }
+      if (out[t].size() != tasks[t].seeds.size())
+        fail(files[t] + ": expected " + std::to_string(tasks[t].seeds.size()) + " row(s), got " +
+             std::to_string(out[t].size()));
+    }
+    return out;
+  };
+}
+
+std::string figure(double v) {
+  if (std::isinf(v)) return "never";
+  std::ostringstream s;
+  s << std::setprecision(4) << v;
+  return s.str();
+}
+
+std::string setting(const PlanSpec& spec, std::size_t c) {
+  return spec.grid.params.empty() ? std::string("the scenario as written") : spec.grid.setting_of(c);
+}
+
+const char* op_text(Slo::Op op) {
+  switch (op) {
+    case Slo::Op::AtMost: return "<=";
+    case Slo::Op::Below: return "<";
+    case Slo::Op::AtLeast: return ">=";
+    case Slo::Op::Above: return ">";
+  }
+  return "?";
+}
+
+void print_row(const PlanSpec& spec, const PlanRow& row, std::ostream& out) {
+  for (std::size_t k = 0; k < spec.slos.size(); ++k) {
+    const Slo& s = spec.slos[k];
+    out << "  " << s.metric << ": mean " << figure(row.mean[k]) << ", " << figure(spec.confidence * 100) << " % "
+        << (s.upper() ? "upper" : "lower") << " bound " << figure(row.bound[k]) << " over " << row.seeds_run
+        << " seed(s) " << (s.holds(row.bound[k]) ? "meets " : "misses ") << op_text(s.op) << " " << figure(s.value)
+        << "\n";
+  }
+  out << "  " << spec.objective << " (objective): mean " << figure(row.objective) << " over " << row.seeds_run
+      << " seed(s)\n";
+}
+
+}  // namespace
+
+int run_plan_command(const PlanCommand& c) {
+  try {
+    const Scenario base = load_scenario(c.scenario);
+    PlanSpec spec;
+    for (const auto& v : c.vary) spec.grid.params.push_back(parse_vary(v));
+    spec.monotone.assign(spec.grid.params.size(), false);
+    for (const auto& m : c.monotone) {
+      std::size_t p = 0;
+      while (p < spec.grid.params.size() && spec.grid.params[p].path != m) ++p;
+      if (p == spec.grid.params.size())
+        throw PlanError("--monotone " + m + ": expected the path of a --vary");
+      spec.monotone[p] = true;
+    }
+    for (const auto& s : c.slos) spec.slos.push_back(parse_slo_arg(s));
+    try {
+      spec.grid.seeds = c.seeds.empty() ? std::vector<std::uint64_t>{base.seed} : parse_seeds(c.seeds);
+    } catch (const SweepError& e) {
+      throw PlanError(e.what());
+    }
+    spec.objective = c.objective;
+    spec.confidence = c.confidence;
+    spec.seed_batch = c.seed_batch;
+    spec.exhaustive = c.exhaustive;
+    validate(spec);
+    if (!c.on_slurm && !c.parts_dir.empty()) throw PlanError("--parts-dir: expected with --on-slurm only");
+    std::ifstream in(c.scenario, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    const Json doc = Json::parse(text.str());
+    std::optional<ReplacingFile> out;
+    if (!c.out.empty()) out.emplace(c.out);  // before the runs: an unwritable path fails at once
+    const unsigned threads = c.jobs ? c.jobs : std::max(1u, std::thread::hardware_concurrency());
+    const InterruptFlag interrupt;
+    const PlanEvaluator evaluate =
+        c.on_slurm ? slurm_plan_evaluator(c, spec, interrupt) : local_plan_evaluator(doc, c.scenario, spec, threads);
+    // Locally, an interrupt is seen between rounds (a round is seconds).
+    const PlanEvaluator checked = [&](const std::vector<PlanTask>& tasks) {
+      if (interrupt.raised()) {
+        std::cerr << "\nvramsim plan: interrupted; no CSV written\n";
+        throw RoundFailed{kInterrupted};
+      }
+      return evaluate(tasks);
+    };
+    const auto t0 = std::chrono::steady_clock::now();
+    PlanResult r;
+    try {
+      r = run_plan(spec, checked);
+    } catch (const RoundFailed& f) {
+      return f.status;
+    }
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::cout << "plan: " << r.combinations << " configuration(s) x " << spec.grid.seeds.size() << " seed(s); evaluated "
+              << r.rows.size() << " configuration(s) in " << r.runs << " run(s) over " << r.rounds
+              << " round(s) (the grid: " << r.combinations * spec.grid.seeds.size() << " runs) in " << std::fixed
+              << std::setprecision(2) << secs << " s" << std::defaultfloat << "\n";
+    std::size_t fails = 0, pruned = 0;
+    for (const auto& row : r.rows) {
+      fails += row.decision == PlanDecision::CertainFail;
+      pruned += row.decision == PlanDecision::Pruned;
+    }
+    std::cout << "  stopped early: " << fails << " certain to miss an SLO, " << pruned
+              << " unable to beat the best found\n";
+    if (r.chosen) {
+      std::cout << "chosen: " << setting(spec, r.rows[*r.chosen].combination) << "\n";
+      print_row(spec, r.rows[*r.chosen], std::cout);
+      if (r.runner_up) {
+        std::cout << "runner-up: " << setting(spec, r.rows[*r.runner_up].combination) << "\n";
+        print_row(spec, r.rows[*r.runner_up], std::cout);
+      } else {
+        std::cout << "runner-up: none among the configurations evaluated\n";
+      }
+    } else {
+      std::cout << "no configuration evaluated meets the SLOs";
+      if (r.closest) {
+        std::cout << "; the closest: " << setting(spec, r.rows[*r.closest].combination) << "\n";
+        print_row(spec, r.rows[*r.closest], std::cout);
+      } else {
+        std::cout << "\n";
+      }
+    }
+    if (out) {
+      out->write(plan_csv(spec, r));
+      out->commit();
+      std::cout << "written to " << c.out << "\n";
+    }
+    return r.chosen ? 0 : kNoneMeets;
+  } catch (const PlanError& e) {
+    std::cerr << "vramsim plan: " << e.what() << "\n";
+    return kInvalid;
+  } catch (const SweepError& e) {
+    std::cerr << "vramsim plan: " << e.what() << "\n";
+    return kInvalid;
+  } catch (const ScenarioError& e) {
+    std::cerr << "vramsim plan: invalid scenario: " << e.what() << "\n";
+    return kInvalid;
+  } catch (const OutputError& e) {
+    std::cerr << "vramsim plan: " << e.what() << "\n";
+    return kOutput;
+  } catch (const std::exception& e) {
+    std::cerr << "vramsim plan: internal error: " << e.what() << "\n";
+    return kInternal;
+  }
+}
+
+}  // namespace vramsim

@@ -1,0 +1,63 @@
+#pragma once
+// What `sweep` and `plan` share on the command line: an output file that is
+// replaced only once complete, SIGINT/SIGTERM as a flag, and a SLURM job
+// array submitted, waited for (one squeue per poll) and cancelled on an
+// interrupt.
+#include <csignal>
+#include <string>
+
+#include "engine/output_file.hpp"
+
+namespace vramsim {
+
+// `out` holds exactly what was written or is left as it was: the text goes
+// to a temporary file beside it, renamed over it by commit().
+class ReplacingFile {
+ public:
+  explicit ReplacingFile(std::string out);
+  ReplacingFile(const ReplacingFile&) = delete;
+  ReplacingFile& operator=(const ReplacingFile&) = delete;
+  ~ReplacingFile();  // without commit(): the temporary file is removed
+  void write(const std::string& text) { file_.write(text); }
+  void commit();     // throws OutputError
+
+ private:
+  std::string out_, tmp_;
+  OutputFile file_;
+  bool done_ = false;
+};
+
+// The whole of a file; `ok` says whether it could be read to its end.
+std::string read_whole_file(const std::string& path, bool& ok);
+
+// SIGINT and SIGTERM set a flag while this lives; the old handlers come back after.
+class InterruptFlag {
+ public:
+  InterruptFlag();
+  ~InterruptFlag();
+  InterruptFlag(const InterruptFlag&) = delete;
+  InterruptFlag& operator=(const InterruptFlag&) = delete;
+  bool raised() const;
+
+ private:
+  void (*old_int_)(int) = SIG_DFL;
+  void (*old_term_)(int) = SIG_DFL;
+};
+
+// The end of a job array: every task left squeue, sbatch or squeue failed,
+// or an interrupt cancelled it.
+struct ArrayOutcome {
+  enum class Status { Ended, Failed, Interrupted } status = Status::Failed;
+  std::string job;    // the array's job id, once submitted
+  std::string error;  // with Failed: what sbatch, squeue or scancel said
+};
+// Submits `script` with --comment `token` (which tells the array from every
+// other job), says "WHO: WHAT as SLURM array job ID" and then its tasks on
+// stderr, waits until
+// squeue lists none of them (one squeue every `poll_s` seconds), and
+// cancels it when `interrupt` is raised.
+ArrayOutcome run_job_array(const std::string& script, const std::string& token, double poll_s, const std::string& who,
+                           const std::string& what,
+                           const InterruptFlag& interrupt);
+
+}  // namespace vramsim
