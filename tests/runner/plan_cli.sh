@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# vramsim plan on the command line: the M/M/c scenario's answer and CSV, a
+# plan no configuration meets (exit 1, the closest named), and bad input
+# (exit 2, one line naming the argument).
+#   plan_cli.sh VRAMSIM SCENARIO
+set -uo pipefail
+vramsim=$1 scenario=$2
+work=$(mktemp -d "${TMPDIR:-/tmp}/vramsim-plan-cli.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAILED: $*"; exit 1; }
+run() {  # run EXPECTED_EXIT ARGS...: stdout to $work/out, stderr to $work/err
+  local want=$1; shift
+  "$vramsim" plan "$@" >"$work/out" 2>"$work/err"
+  local rc=$?
+  [ "$rc" -eq "$want" ] || { cat "$work/out" "$work/err"; fail "plan $*: exit $rc, expected $want"; }
+}
+mmc=("$scenario" --vary apps.0.replicas=1..8 --monotone apps.0.replicas --seeds 1..8 --objective replica_seconds)
+
+run 0 "${mmc[@]}" --slo 'req_wait_mean_s<=0.01' -o "$work/plan.csv"
+grep -qx "chosen: apps.0.replicas=5" "$work/out" || { cat "$work/out"; fail "expected 5 replicas (Erlang C)"; }
+grep -qx "runner-up: apps.0.replicas=6" "$work/out" || { cat "$work/out"; fail "expected the runner-up at 6"; }
+grep -q "^plan: 8 configuration(s) x 8 seed(s); evaluated [1-7] configuration(s)" "$work/out" ||
+  { cat "$work/out"; fail "expected fewer configurations than the grid's 8"; }
+head -1 "$work/plan.csv" | grep -qx \
+  "apps.0.replicas,seeds_run,decision,req_wait_mean_s_mean,req_wait_mean_s_bound,slo_met,replica_seconds,chosen,evaluated_as" ||
+  fail "unexpected CSV header: $(head -1 "$work/plan.csv")"
+[ "$(awk -F, 'NR > 1 && $8 == 1' "$work/plan.csv")" = "$(awk -F, 'NR > 1 && $1 == 5' "$work/plan.csv")" ] ||
+  fail "expected the row of 5 replicas, and only it, chosen"
+awk -F, 'NR > 1 && $8 == 1 && $6 != 1 { exit 1 }' "$work/plan.csv" || fail "the chosen row must meet the SLOs"
+
+# The same plan with -j 1: the same bytes.
+run 0 "${mmc[@]}" --slo 'req_wait_mean_s<=0.01' -j 1 -o "$work/plan-j1.csv"
+cmp -s "$work/plan.csv" "$work/plan-j1.csv" || fail "the CSV depends on -j"
+
+# No configuration meets it: exit 1, the closest named, the CSV written.
+run 1 "${mmc[@]}" --slo 'req_wait_mean_s<=0.000001' -o "$work/none.csv"
+grep -q "^no configuration evaluated meets the SLOs; the closest: apps.0.replicas=8" "$work/out" ||
+  { cat "$work/out"; fail "expected the closest configuration named"; }
+[ -s "$work/none.csv" ] || fail "expected the CSV of a plan that met nothing"
+awk -F, 'NR > 1 && $8 == 1 { exit 1 }' "$work/none.csv" || fail "nothing chosen expected"
+
+# Every configuration meets it: the cheapest.
+run 0 "$scenario" --vary apps.0.replicas=5..8 --seeds 1..4 --objective replica_seconds --slo 'req_wait_mean_s<=10'
+grep -qx "chosen: apps.0.replicas=5" "$work/out" || { cat "$work/out"; fail "expected the cheapest, 5 replicas"; }
+
+# Bad input: exit 2 and one line naming the argument; no CSV left behind.
+bad() {  # bad EXPECTED_TEXT ARGS...
+  local want=$1; shift
+  run 2 "$@" -o "$work/bad.csv"
+  grep -qF -- "$want" "$work/err" || { cat "$work/err"; fail "plan $*: stderr lacks '$want'"; }
+  [ "$(wc -l <"$work/err")" -le 1 ] || { cat "$work/err"; fail "plan $*: more than one line"; }
+  [ ! -e "$work/bad.csv" ] || fail "plan $*: a CSV was written"
+}
+bad "--slo 'nonsense<=1': 'nonsense' is not a run metric" "$scenario" --slo 'nonsense<=1'
+bad "--slo 'req_wait_mean_s=1': expected METRIC<=VALUE" "$scenario" --slo 'req_wait_mean_s=1'
+bad "--vary 'apps.0.replicas=5..2': '5..2': expected an integer range" "$scenario" --slo 'req_wait_mean_s<=1' \
+  --vary apps.0.replicas=5..2
+bad "--monotone cluster.max_workers: expected the path of a --vary" "$scenario" --slo 'req_wait_mean_s<=1' \
+  --vary apps.0.replicas=1..2 --monotone cluster.max_workers
+bad "--confidence: expected a share from 0.5 to 0.999" "$scenario" --slo 'req_wait_mean_s<=1' --confidence 1.5
+bad "--objective 'dollars': expected a run metric" "$scenario" --slo 'req_wait_mean_s<=1' --objective dollars
+bad "--seeds '9..2': expected" "$scenario" --slo 'req_wait_mean_s<=1' --seeds 9..2
+bad "--vary apps.0.replicas=x: " "$scenario" --slo 'req_wait_mean_s<=1' --vary apps.0.replicas=1,x
+bad "--parts-dir: expected with --on-slurm only" "$scenario" --slo 'req_wait_mean_s<=1' --parts-dir "$work/p"
+# A folder where the CSV should go: exit 3 before any run.
+mkdir "$work/dir.csv"
+run 3 "$scenario" --slo 'req_wait_mean_s<=1' -o "$work/dir.csv"
+echo "plan CLI: the Erlang C answer, no-answer and all-pass plans, bad input refused"
