@@ -9,76 +9,17 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/report_plot.hpp"
 #include "analysis/trace_diff.hpp"
 
 namespace vramsim {
 namespace {
 
+using namespace report_plot;
+
 constexpr std::size_t kMaxNodeLines = 12;  // more lines than this read as noise
 constexpr std::size_t kMaxSweepCurves = 8;
 constexpr std::size_t kDefaultMetrics = 4;
-
-std::optional<double> number(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  std::size_t used = 0;
-  try {
-    const double v = std::stod(s, &used);
-    if (used != s.size() || !std::isfinite(v)) return std::nullopt;
-    return v;
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-std::ifstream open_input(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ReportInputError(path + ": cannot open for reading");
-  return in;
-}
-
-std::string fixed(double v, int digits = 1) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << v;
-  return s.str();
-}
-
-// A figure for a table: three significant digits at least, no trailing
-// zeros beyond them.
-std::string figure(double v) {
-  std::ostringstream s;
-  if (v != 0 && std::fabs(v) < 100) s << std::setprecision(3) << v;
-  else s << std::fixed << std::setprecision(1) << v;
-  return s.str();
-}
-
-// A string inside a double-quoted gnuplot string.
-std::string gp_quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
-// A file-name-safe stem.
-std::string stem_of(const std::string& s) {
-  std::string out;
-  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '-';
-  return out;
-}
-
-// The same plot as PNG and SVG: `body` is everything after the terminal.
-std::string plot_script(const std::string& name, const std::string& body) {
-  std::string gp;
-  gp += "set terminal pngcairo size 1000,600 noenhanced\nset output " + gp_quote(name + ".png") + "\n" + body;
-  gp += "set terminal svg size 1000,600 noenhanced\nset output " + gp_quote(name + ".svg") + "\nreplot\n";
-  return gp;
-}
-
-std::string yrange_line(std::pair<double, double> r) {
-  return "set yrange [" + fixed(r.first, 3) + ":" + fixed(r.second, 3) + "]\n";
-}
 
 // Student's t at 97.5 % for `df` degrees of freedom (1.96 beyond 30).
 double t975(std::size_t df) {
@@ -416,7 +357,7 @@ void Builder::sweep_param_plot(const std::vector<SweepSeries>& series, const std
     axes += ")\n";
   }
   plot(plot_name, "set title " + gp_quote(metric + " by " + param + ": mean over seeds, bars from p5 to p95") +
-                      "\nset xlabel " + gp_quote(param) + "\nset ylabel " + gp_quote(metric) + "\n" + axes +
+                      "\nset xlabel " + gp_quote(param) + "\nset ylabel " + gp_quote(metric_label(metric)) + "\n" + axes +
                       yrange_line(range) + "set grid\nset key tmargin center horizontal\n" + body + "\n");
 }
 
@@ -447,7 +388,7 @@ void Builder::sweep_seeds_only(const SweepTable& t, const std::string& name, con
   const std::pair<double, double> xr{left - pad, right + pad};
   plot(plot_name, "set title " + gp_quote(metric + ": distribution over " + std::to_string(s.n) +
                                           " seeds (x axis: the runs' range)") +
-                      "\nset xlabel " + gp_quote(metric) + "\nset ylabel \"share of runs at or below\"\nset xrange [" +
+                      "\nset xlabel " + gp_quote(metric_label(metric)) + "\nset ylabel \"share of runs at or below\"\nset xrange [" +
                       fixed(xr.first, 6) + ":" + fixed(xr.second, 6) + "]\nset yrange [0:1.05]\nset grid\n" +
                       "set key tmargin center horizontal\n" + marks + body + "\n");
   md << "![" << metric << " over seeds](" << plot_name << ".png)\n\n";
@@ -851,6 +792,7 @@ ReportFiles build_report(const ReportInputs& in, const ReportOptions& opt) {
   if (!in.timelines.empty()) b.timelines(in.timelines);
   for (const auto& [name, series] : in.serving) b.serving(name, series);
   for (const auto& t : in.sweeps) b.sweep(t);
+  for (const auto& t : in.plans) plan_section(t, b.out, b.md);
   b.out.markdown = b.md.str();
   return std::move(b.out);
 }

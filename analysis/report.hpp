@@ -82,6 +82,34 @@ struct SweepTable {
   std::vector<std::string> columns;  // every column after `seed`, in header order
 };
 SweepTable read_sweep_csv(const std::string& path);
+// A plan CSV (`vramsim plan -o`): the parameter columns before `seeds_run`,
+// then per SLO its metric's mean, bound and condition, `slo_met`, the
+// objective, `chosen` and `evaluated_as`.
+struct PlanSlo {
+  std::string metric, condition;  // condition: "<=10", "<10", ">=0.99", ">0.99"
+  double value = 0;
+  bool upper = true;              // the metric must stay at or below the value
+};
+struct PlanTable {
+  struct Row {
+    std::vector<std::string> values;  // per parameter
+    std::size_t seeds_run = 0;
+    std::string decision;             // all_seeds, certain_fail, pruned
+    std::vector<double> mean, bound;  // per SLO; +inf where a request never completed
+    std::optional<bool> met;          // empty when pruned
+    double objective = 0;
+    bool chosen = false;
+  };
+  std::string file, objective;
+  std::vector<std::string> params;
+  std::vector<PlanSlo> slos;
+  std::vector<Row> rows;
+};
+PlanTable read_plan_csv(const std::string& path);  // throws ReportInputError
+// The cost frontier of SLO `k`: the rows run with every seed that no cheaper
+// (or equally cheap, earlier) row beats on the SLO's bound, cheapest first.
+std::vector<std::size_t> plan_frontier(const PlanTable& t, std::size_t k);
+
 // Per value of `param` (in first-seen order), the mean of `metric` over the
 // rows where it is a number.
 std::vector<std::pair<std::string, double>> sweep_curve(const SweepTable& t, const std::string& param,
@@ -141,6 +169,7 @@ struct ReportInputs {
   std::vector<std::pair<std::string, std::vector<NodeSeries>>> timelines;  // (file stem, series)
   std::vector<std::pair<std::string, std::vector<ServeSeries>>> serving;   // (file stem, series)
   std::vector<SweepTable> sweeps;
+  std::vector<PlanTable> plans;
 };
 struct ReportOptions {
   std::vector<std::string> metrics;     // sweep metrics to plot (default: up to 4 that vary)

@@ -62,6 +62,11 @@ bool Slo::holds(double bound) const {
   return false;
 }
 
+std::string Slo::condition() const {
+  const char* ops[] = {"<=", "<", ">=", ">"};
+  return ops[static_cast<int>(op)] + csv_number(value);
+}
+
 bool is_run_metric(const std::string& name) {
   static const std::vector<std::string> names = run_metric_names();
   return std::find(names.begin(), names.end(), name) != names.end();
@@ -458,7 +463,7 @@ std::string plan_csv(const PlanSpec& spec, const PlanResult& r) {
   std::string out;
   for (const auto& p : spec.grid.params) out += csv_field(p.path) + ",";
   out += "seeds_run,decision";
-  for (const auto& s : spec.slos) out += "," + s.metric + "_mean," + s.metric + "_bound";
+  for (const auto& s : spec.slos) out += "," + s.metric + "_mean," + s.metric + "_bound," + s.metric + "_slo";
   out += ",slo_met," + spec.objective + ",chosen,evaluated_as\n";
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const PlanRow& row = r.rows[i];
@@ -466,7 +471,7 @@ std::string plan_csv(const PlanSpec& spec, const PlanResult& r) {
     for (std::size_t p = 0; p < spec.grid.params.size(); ++p) out += csv_field(spec.grid.params[p].spelled[vi[p]]) + ",";
     out += std::to_string(row.seeds_run) + "," + to_string(row.decision);
     for (std::size_t k = 0; k < spec.slos.size(); ++k)
-      out += "," + csv_number(row.mean[k]) + "," + csv_number(row.bound[k]);
+      out += "," + csv_number(row.mean[k]) + "," + csv_number(row.bound[k]) + "," + spec.slos[k].condition();
     out += std::string(",") + (row.slo_met ? (*row.slo_met ? "1" : "0") : "") + "," + csv_number(row.objective) + "," +
            (r.chosen == i ? "1" : "0") + "," + std::to_string(row.evaluated_as) + "\n";
   }

@@ -31,6 +31,7 @@ struct Slo {
   double value = 0;
   bool upper() const { return op == Op::AtMost || op == Op::Below; }  // the metric must stay low
   bool holds(double bound) const;
+  std::string condition() const;  // "<=10": the operator and the value
 };
 Slo parse_slo_arg(const std::string& text);  // throws PlanError
 // --vary: as sweep's --set, and A..B (integers, A <= B, at most 100000 values).

@@ -170,22 +170,12 @@ std::string setting(const PlanSpec& spec, std::size_t c) {
   return spec.grid.params.empty() ? std::string("the scenario as written") : spec.grid.setting_of(c);
 }
 
-const char* op_text(Slo::Op op) {
-  switch (op) {
-    case Slo::Op::AtMost: return "<=";
-    case Slo::Op::Below: return "<";
-    case Slo::Op::AtLeast: return ">=";
-    case Slo::Op::Above: return ">";
-  }
-  return "?";
-}
-
 void print_row(const PlanSpec& spec, const PlanRow& row, std::ostream& out) {
   for (std::size_t k = 0; k < spec.slos.size(); ++k) {
     const Slo& s = spec.slos[k];
     out << "  " << s.metric << ": mean " << figure(row.mean[k]) << ", " << figure(spec.confidence * 100) << " % "
         << (s.upper() ? "upper" : "lower") << " bound " << figure(row.bound[k]) << " over " << row.seeds_run
-        << " seed(s) " << (s.holds(row.bound[k]) ? "meets " : "misses ") << op_text(s.op) << " " << figure(s.value)
+        << " seed(s) " << (s.holds(row.bound[k]) ? "meets " : "misses ") << s.condition()
         << "\n";
   }
   out << "  " << spec.objective << " (objective): mean " << figure(row.objective) << " over " << row.seeds_run

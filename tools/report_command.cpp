@@ -110,13 +110,17 @@ int run_report_command(ReportCommand& c) {
           inputs.timelines.emplace_back(f.stem().string(), read_status_timeline(f.string()));
         else if (head.size() >= 2 && head[0] == "time_s" && head[1] == "app")
           inputs.serving.emplace_back(f.stem().string(), read_serve_timeline(f.string()));
+        else if (std::find(head.begin(), head.end(), "seeds_run") != head.end() &&
+                 std::find(head.begin(), head.end(), "chosen") != head.end())
+          inputs.plans.push_back(read_plan_csv(f.string()));
         else if (std::find(head.begin(), head.end(), "seed") != head.end())
           inputs.sweeps.push_back(read_sweep_csv(f.string()));
       }
     }
-    if (inputs.runs.empty() && inputs.timelines.empty() && inputs.sweeps.empty() && inputs.serving.empty())
+    if (inputs.runs.empty() && inputs.timelines.empty() && inputs.sweeps.empty() && inputs.serving.empty() &&
+        inputs.plans.empty())
       throw ReportInputError(c.dir + ": no traces (*.jsonl), status timelines (time_s,node,... CSV) or sweep CSVs "
-                                     "(a 'seed' column) found");
+                                     "(a 'seed' column) or plan CSVs found");
     report = build_report(inputs, opt);
   } catch (const ReportInputError& e) {
     std::cerr << "vramsim report: " << e.what() << "\n";

@@ -22,11 +22,11 @@ grep -qx "runner-up: apps.0.replicas=6" "$work/out" || { cat "$work/out"; fail "
 grep -q "^plan: 8 configuration(s) x 8 seed(s); evaluated [1-7] configuration(s)" "$work/out" ||
   { cat "$work/out"; fail "expected fewer configurations than the grid's 8"; }
 head -1 "$work/plan.csv" | grep -qx \
-  "apps.0.replicas,seeds_run,decision,req_wait_mean_s_mean,req_wait_mean_s_bound,slo_met,replica_seconds,chosen,evaluated_as" ||
+  "apps.0.replicas,seeds_run,decision,req_wait_mean_s_mean,req_wait_mean_s_bound,req_wait_mean_s_slo,slo_met,replica_seconds,chosen,evaluated_as" ||
   fail "unexpected CSV header: $(head -1 "$work/plan.csv")"
-[ "$(awk -F, 'NR > 1 && $8 == 1' "$work/plan.csv")" = "$(awk -F, 'NR > 1 && $1 == 5' "$work/plan.csv")" ] ||
+[ "$(awk -F, 'NR > 1 && $9 == 1' "$work/plan.csv")" = "$(awk -F, 'NR > 1 && $1 == 5' "$work/plan.csv")" ] ||
   fail "expected the row of 5 replicas, and only it, chosen"
-awk -F, 'NR > 1 && $8 == 1 && $6 != 1 { exit 1 }' "$work/plan.csv" || fail "the chosen row must meet the SLOs"
+awk -F, 'NR > 1 && $9 == 1 && $7 != 1 { exit 1 }' "$work/plan.csv" || fail "the chosen row must meet the SLOs"
 
 # The same plan with -j 1: the same bytes.
 run 0 "${mmc[@]}" --slo 'req_wait_mean_s<=0.01' -j 1 -o "$work/plan-j1.csv"
@@ -37,7 +37,7 @@ run 1 "${mmc[@]}" --slo 'req_wait_mean_s<=0.000001' -o "$work/none.csv"
 grep -q "^no configuration evaluated meets the SLOs; the closest: apps.0.replicas=8" "$work/out" ||
   { cat "$work/out"; fail "expected the closest configuration named"; }
 [ -s "$work/none.csv" ] || fail "expected the CSV of a plan that met nothing"
-awk -F, 'NR > 1 && $8 == 1 { exit 1 }' "$work/none.csv" || fail "nothing chosen expected"
+awk -F, 'NR > 1 && $9 == 1 { exit 1 }' "$work/none.csv" || fail "nothing chosen expected"
 
 # Every configuration meets it: the cheapest.
 run 0 "$scenario" --vary apps.0.replicas=5..8 --seeds 1..4 --objective replica_seconds --slo 'req_wait_mean_s<=10'

@@ -155,18 +155,19 @@ TEST(PlanSearch, BinarySearchFindsWhatTheGridFindsWithFewerRuns) {
   std::istringstream in(csv);
   std::string line;
   std::getline(in, line);
-  EXPECT_EQ(line, "cluster.max_workers,seeds_run,decision,req_latency_p99_s_mean,req_latency_p99_s_bound,slo_met,"
-                  "cost_usd,chosen,evaluated_as");
+  EXPECT_EQ(line, "cluster.max_workers,seeds_run,decision,req_latency_p99_s_mean,req_latency_p99_s_bound,"
+                  "req_latency_p99_s_slo,slo_met,cost_usd,chosen,evaluated_as");
   std::size_t rows = 0, chosen = 0;
   while (std::getline(in, line)) {
     ++rows;
     std::vector<std::string> cells;
     std::istringstream fields(line);
     for (std::string c; std::getline(fields, c, ',');) cells.push_back(c);
-    ASSERT_EQ(cells.size(), 9u) << line;
-    chosen += cells[7] == "1";
-    if (cells[7] == "1") {
-      EXPECT_EQ(cells[5], "1") << line;
+    ASSERT_EQ(cells.size(), 10u) << line;
+    EXPECT_EQ(cells[5], "<=10") << line;
+    chosen += cells[8] == "1";
+    if (cells[8] == "1") {
+      EXPECT_EQ(cells[6], "1") << line;
     }
   }
   EXPECT_EQ(rows, r.rows.size());

@@ -474,6 +474,99 @@ TEST(ReportPlots, AMetricNoSweepHasIsAnError) {
 
 // The run summary's GPU use line reads as the CSV does: a fraction of a GPU
 // of fragmentation is not printed as 0 beside a non-zero share.
+// A plan CSV as vramsim plan writes it: 2 GPU kinds x 3 worker counts, one
+// SLO on the p99 latency, the cost as the objective.
+const char* kPlanCsv =
+    "cluster.partition.0.gpu,cluster.max_workers,seeds_run,decision,req_latency_p99_s_mean,"
+    "req_latency_p99_s_bound,req_latency_p99_s_slo,slo_met,cost_usd,chosen,evaluated_as\n"
+    "A10,1,4,certain_fail,90,95,<=10,0,10,0,0\n"
+    "A10,2,20,all_seeds,9,9.5,<=10,1,20,1,2\n"
+    "A10,3,20,all_seeds,5,5.5,<=10,1,30,0,4\n"
+    "A100,1,20,all_seeds,12,12.5,<=10,0,25,0,1\n"
+    "A100,2,20,all_seeds,4,4.5,<=10,1,50,0,3\n"
+    "A100,3,4,pruned,3,inf,<=10,,75,0,5\n";
+
+TEST(ReportPlan, ThePlanCsvIsReadWithItsSlosAndRows) {
+  const PlanTable t = read_plan_csv(temp_file("plan.csv", kPlanCsv));
+  EXPECT_EQ(t.params, (std::vector<std::string>{"cluster.partition.0.gpu", "cluster.max_workers"}));
+  EXPECT_EQ(t.objective, "cost_usd");
+  ASSERT_EQ(t.slos.size(), 1u);
+  EXPECT_EQ(t.slos[0].metric, "req_latency_p99_s");
+  EXPECT_DOUBLE_EQ(t.slos[0].value, 10);
+  EXPECT_TRUE(t.slos[0].upper);
+  ASSERT_EQ(t.rows.size(), 6u);
+  EXPECT_TRUE(t.rows[1].chosen);
+  EXPECT_EQ(t.rows[5].met, std::nullopt);
+  EXPECT_TRUE(std::isinf(t.rows[5].bound[0]));
+  EXPECT_EQ(t.rows[0].seeds_run, 4u);
+}
+
+TEST(ReportPlan, TheFrontierIsTheCheapestForEachBound) {
+  const PlanTable t = read_plan_csv(temp_file("plan-frontier.csv", kPlanCsv));
+  // Every seed run: A10x2 (20, 9.5), A100x1 (25, 12.5: dearer and worse),
+  // A10x3 (30, 5.5), A100x2 (50, 4.5). Early stops are not on it.
+  EXPECT_EQ(plan_frontier(t, 0), (std::vector<std::size_t>{1, 2, 4}));
+}
+
+TEST(ReportPlan, TheFrontierPlotHasTheSloLineAndTheChosenPoint) {
+  ReportInputs in;
+  in.plans.push_back(read_plan_csv(temp_file("study.csv", kPlanCsv)));
+  const ReportFiles r = build_report(in, ReportOptions{});
+  const std::string& gp = file_of(r, "plan-study-req_latency_p99_s.gp");
+  const auto series = series_of(gp);
+  ASSERT_GE(series.size(), 6u) << gp;
+  EXPECT_NE(gp.find("10.000000000 with lines dt 3"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("\"SLO: req_latency_p99_s <=10\""), std::string::npos) << gp;
+  EXPECT_NE(gp.find("set xlabel \"cost_usd (USD)\""), std::string::npos) << gp;
+  EXPECT_NE(gp.find("set ylabel \"req_latency_p99_s (s), bound\""), std::string::npos) << gp;
+  EXPECT_EQ(first_column(file_of(r, "plan-study-req_latency_p99_s-chosen.dat")), (std::vector<double>{20}));
+  EXPECT_EQ(first_column(file_of(r, "plan-study-req_latency_p99_s-frontier.dat")), (std::vector<double>{20, 30, 50}));
+  EXPECT_EQ(first_column(file_of(r, "plan-study-req_latency_p99_s-missed.dat")), (std::vector<double>{25}));
+  EXPECT_EQ(first_column(file_of(r, "plan-study-req_latency_p99_s-partial.dat")), (std::vector<double>{10}))
+      << "the pruned row's bound is infinite: not drawn";
+  EXPECT_NE(r.markdown.find("Chosen: **cluster.partition.0.gpu=A10 cluster.max_workers=2**, cost_usd 20, "),
+            std::string::npos)
+      << r.markdown;
+  EXPECT_NE(r.markdown.find("1 configuration(s) had a request that never completed"), std::string::npos) << r.markdown;
+  EXPECT_NE(r.markdown.find("| cluster.partition.0.gpu=A100 cluster.max_workers=3 | 4 | pruned | 3 | never | - | 75 |"),
+            std::string::npos)
+      << r.markdown;
+}
+
+TEST(ReportPlan, ABadPlanCsvIsNamedWithItsLine) {
+  for (const auto& [text, want] : std::vector<std::pair<std::string, std::string>>{
+           {"x,seeds_run,decision,m_mean,m_bound,m_slo,slo_met,cost_usd,chosen\n1,4,maybe,1,1,<=2,1,3,0\n",
+            "line 2: decision: expected all_seeds, certain_fail or pruned"},
+           {"x,seeds_run,decision,m_mean,m_bound,m_slo,slo_met,cost_usd,chosen\n1,4,pruned,1,1,=2,1,3,0\n",
+            "m_slo: expected <=V"},
+           {"x,seeds_run,decision,m_mean,m_bound,m_slo,slo_met,cost_usd,chosen\n1,4,pruned,1,x,<=2,1,3,0\n",
+            "line 2: m_bound: expected a number"},
+           {"x,seeds_run,decision,m_mean,m_bound,m_slo,slo_met,cost_usd,chosen\n1,0,pruned,1,1,<=2,1,3,0\n",
+            "seeds_run: expected from 1"},
+           {"x,seeds_run,m_mean,slo_met,cost_usd,chosen\n", "expected a plan CSV column 'decision'"}}) {
+    const std::string path = temp_file("bad-plan.csv", text);
+    try {
+      read_plan_csv(path);
+      ADD_FAILURE() << text << " was read";
+    } catch (const ReportInputError& e) {
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("bad-plan.csv"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(ReportPlots, AxesNameTheMetricsUnit) {
+  ReportInputs in;
+  in.sweeps.push_back(read_sweep_csv(temp_file("units.csv", "cluster.max_workers,seed,cost_usd,req_slo_attainment\n"
+                                                            "1,1,3,0.5\n2,1,6,0.9\n")));
+  const ReportFiles r = build_report(in, ReportOptions{});
+  EXPECT_NE(file_of(r, "sweep-units-cluster-max_workers-cost_usd.gp").find("set ylabel \"cost_usd (USD)\""),
+            std::string::npos);
+  EXPECT_NE(file_of(r, "sweep-units-cluster-max_workers-req_slo_attainment.gp")
+                .find("set ylabel \"req_slo_attainment (share, 0 to 1)\""),
+            std::string::npos);
+}
+
 TEST(Summary, FragmentationKeepsAFractionOfAGpu) {
   const auto line = [](double frag, double share) {
     RunResult r;

@@ -1,0 +1,232 @@
+// vramsim report on a plan CSV: the configurations evaluated as a table,
+// and per SLO the cost frontier with the SLO line and the chosen point.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <ostream>
+
+#include "analysis/report.hpp"
+#include "analysis/report_plot.hpp"
+
+namespace vramsim {
+namespace {
+
+using namespace report_plot;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// A plan figure: a number, or "inf" (a request that never completed).
+double plan_number(const std::string& path, std::size_t line, const std::string& column, const std::string& cell) {
+  if (cell == "inf") return kInf;
+  const auto v = number(cell);
+  if (!v) throw ReportInputError(path + ": line " + std::to_string(line) + ": " + column + ": expected a number, got '" +
+                                 cell + "'");
+  return *v;
+}
+
+PlanSlo slo_of(const std::string& path, const std::string& metric, const std::string& cond) {
+  PlanSlo s;
+  s.metric = metric;
+  s.condition = cond;
+  const std::size_t op = cond.size() > 1 && cond[1] == '=' ? 2 : 1;
+  const auto v = cond.empty() ? std::nullopt : number(cond.substr(op));
+  if (!v || (cond[0] != '<' && cond[0] != '>'))
+    throw ReportInputError(path + ": line 2: " + metric + "_slo: expected <=V, <V, >=V or >V, got '" + cond + "'");
+  s.value = *v;
+  s.upper = cond[0] == '<';
+  return s;
+}
+
+bool better(const PlanSlo& s, double a, double b) { return s.upper ? a < b : a > b; }
+
+std::string setting(const PlanTable& t, const PlanTable::Row& r) {
+  std::string out;
+  for (std::size_t p = 0; p < t.params.size(); ++p) out += (p ? " " : "") + t.params[p] + "=" + r.values[p];
+  return out.empty() ? "the scenario as written" : out;
+}
+
+std::string cell(double v) { return std::isinf(v) ? "never" : figure(v); }
+
+void frontier_plot(const PlanTable& t, std::size_t k, const std::string& name, ReportFiles& out, std::ostream& md) {
+  const PlanSlo& s = t.slos[k];
+  const std::string plot_name = "plan-" + stem_of(name) + "-" + stem_of(s.metric);
+  // Points by what the search learnt of them; infinite bounds cannot be drawn.
+  std::string met, missed, partial, chosen, labels;
+  double lo = s.value, hi = s.value, x_hi = 0;
+  std::size_t never = 0;
+  for (const auto& r : t.rows) {
+    const double y = r.bound[k];
+    if (std::isinf(y)) {
+      ++never;
+      continue;
+    }
+    lo = std::min(lo, y), hi = std::max(hi, y), x_hi = std::max(x_hi, r.objective);
+    const std::string row = fixed(r.objective, 6) + " " + fixed(y, 9) + "\n";
+    (r.decision != "all_seeds" ? partial : r.met.value_or(false) ? met : missed) += row;
+    if (r.chosen) chosen += row;
+  }
+  std::string frontier;
+  for (std::size_t i : plan_frontier(t, k)) {
+    const auto& r = t.rows[i];
+    frontier += fixed(r.objective, 6) + " " + fixed(r.bound[k], 9) + "\n";
+    std::string v;
+    for (const auto& x : r.values) v += (v.empty() ? "" : ",") + x;
+    labels += fixed(r.objective, 6) + " " + fixed(r.bound[k], 9) + " " + gp_quote(v) + "\n";
+  }
+  // Bounds that span two decades or more read on a log axis.
+  const bool log_y = lo > 0 && hi / lo >= 100;
+  std::string body;
+  const auto series = [&](const std::string& dat, const std::string& rows, const std::string& style,
+                          const std::string& title) {
+    if (rows.empty()) return;
+    out.files.emplace_back(dat, "# " + t.objective + " " + s.metric + "_bound\n" + rows);
+    body += std::string(body.empty() ? "plot " : ", ") + gp_quote(dat) + " using 1:2 " + style + " title " +
+            gp_quote(title);
+  };
+  series(plot_name + "-frontier.dat", frontier, "with steps lw 2 lc rgb \"#7f7f7f\"",
+         "frontier: cheapest for its " + s.metric);
+  series(plot_name + "-met.dat", met, "with points pt 7 ps 1.4 lc rgb \"#2ca02c\"", "meets the SLO (every seed)");
+  series(plot_name + "-missed.dat", missed, "with points pt 2 ps 1.6 lw 2 lc rgb \"#d62728\"",
+         "misses the SLO (every seed)");
+  series(plot_name + "-partial.dat", partial, "with points pt 6 ps 1.4 lc rgb \"#ff7f0e\"",
+         "stopped early (bound over the seeds run)");
+  series(plot_name + "-chosen.dat", chosen, "with points pt 3 ps 3.5 lw 3 lc rgb \"black\"", "chosen");
+  if (!labels.empty()) {
+    out.files.emplace_back(plot_name + "-labels.dat", labels);
+    body += ", " + gp_quote(plot_name + "-labels.dat") + " using 1:2:3 with labels offset 0,1.2 notitle";
+  }
+  body += ", " + fixed(s.value, 9) + " with lines dt 3 lw 2.5 lc rgb \"black\" title " +
+          gp_quote("SLO: " + s.metric + " " + s.condition);
+  const std::string y_axis = log_y ? "set logscale y\nset yrange [" + fixed(lo / 2, 9) + ":" + fixed(hi * 2, 9) + "]\n"
+                                   : yrange_line(y_range(std::min(0.0, lo), hi));
+  out.files.emplace_back(plot_name + ".gp",
+                         plot_script(plot_name, "set title " + gp_quote(t.objective + " against the " + s.metric +
+                                                                        " bound, per configuration evaluated") +
+                                                    "\nset xlabel " + gp_quote(metric_label(t.objective)) +
+                                                    "\nset ylabel " + gp_quote(metric_label(s.metric) + ", bound") +
+                                                    "\nset xrange [0:" + fixed(std::max(x_hi, 1e-9) * 1.1, 6) + "]\n" +
+                                                    y_axis + "set format y \"%g\"\nset grid\n" +
+                                                    // Cheap and slow sits top left, dear and fast bottom
+                                                    // right: the key takes the corner they leave.
+                                                    (s.upper ? "set key bottom left" : "set key top left") +
+                                                    " box opaque\n" + body +
+                                                    "\n"));
+  out.scripts.push_back(plot_name);
+  md << "![" << t.objective << " against " << s.metric << "](" << plot_name << ".png)\n\n";
+  if (never)
+    md << never << " configuration(s) had a request that never completed in some seed (an infinite " << s.metric
+       << "): listed in the table, not drawn.\n\n";
+}
+
+}  // namespace
+
+PlanTable read_plan_csv(const std::string& path) {
+  std::ifstream in = open_input(path);
+  PlanTable t;
+  t.file = path;
+  std::vector<std::string> header, cells;
+  std::size_t n = 0;
+  if (!read_csv_record(in, header, n, path)) throw ReportInputError(path + ": empty file: expected a plan CSV header");
+  const auto col = [&](const std::string& name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    if (it == header.end()) throw ReportInputError(path + ": line 1: expected a plan CSV column '" + name + "'");
+    return static_cast<std::size_t>(it - header.begin());
+  };
+  const std::size_t c_seeds = col("seeds_run"), c_decision = col("decision"), c_met = col("slo_met"),
+                    c_chosen = col("chosen");
+  if (c_decision != c_seeds + 1 || c_met < c_decision + 1 || (c_met - c_decision - 1) % 3 != 0 ||
+      c_chosen != c_met + 2)
+    throw ReportInputError(path + ": line 1: expected PARAMS...,seeds_run,decision,(METRIC_mean,METRIC_bound,"
+                                  "METRIC_slo)...,slo_met,OBJECTIVE,chosen,...");
+  t.params.assign(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(c_seeds));
+  t.objective = header[c_met + 1];
+  std::vector<std::string> metrics;
+  for (std::size_t c = c_decision + 1; c < c_met; c += 3) {
+    const std::string& m = header[c];
+    if (m.size() < 6 || m.compare(m.size() - 5, 5, "_mean") != 0 || header[c + 1] != m.substr(0, m.size() - 5) + "_bound")
+      throw ReportInputError(path + ": line 1: column " + std::to_string(c + 1) + ": expected METRIC_mean, then _bound");
+    metrics.push_back(m.substr(0, m.size() - 5));
+  }
+  while (read_csv_record(in, cells, n, path)) {
+    if (cells.size() == 1 && cells[0].empty()) continue;
+    if (cells.size() != header.size())
+      throw ReportInputError(path + ": line " + std::to_string(n) + ": expected " + std::to_string(header.size()) +
+                             " columns, found " + std::to_string(cells.size()));
+    if (t.slos.empty())
+      for (std::size_t k = 0; k < metrics.size(); ++k)
+        t.slos.push_back(slo_of(path, metrics[k], cells[c_decision + 3 + 3 * k]));
+    PlanTable::Row r;
+    r.values.assign(cells.begin(), cells.begin() + static_cast<std::ptrdiff_t>(c_seeds));
+    const double seeds = plan_number(path, n, "seeds_run", cells[c_seeds]);
+    if (!(seeds >= 1 && seeds <= 1e6))
+      throw ReportInputError(path + ": line " + std::to_string(n) + ": seeds_run: expected from 1 to 1000000");
+    r.seeds_run = static_cast<std::size_t>(seeds);
+    r.decision = cells[c_decision];
+    if (r.decision != "all_seeds" && r.decision != "certain_fail" && r.decision != "pruned")
+      throw ReportInputError(path + ": line " + std::to_string(n) +
+                             ": decision: expected all_seeds, certain_fail or pruned, got '" + r.decision + "'");
+    for (std::size_t k = 0; k < metrics.size(); ++k) {
+      r.mean.push_back(plan_number(path, n, header[c_decision + 1 + 3 * k], cells[c_decision + 1 + 3 * k]));
+      r.bound.push_back(plan_number(path, n, header[c_decision + 2 + 3 * k], cells[c_decision + 2 + 3 * k]));
+    }
+    if (cells[c_met] == "0" || cells[c_met] == "1") r.met = cells[c_met] == "1";
+    else if (!cells[c_met].empty())
+      throw ReportInputError(path + ": line " + std::to_string(n) + ": slo_met: expected 0, 1 or empty");
+    r.objective = plan_number(path, n, t.objective, cells[c_met + 1]);
+    if (cells[c_chosen] != "0" && cells[c_chosen] != "1")
+      throw ReportInputError(path + ": line " + std::to_string(n) + ": chosen: expected 0 or 1");
+    r.chosen = cells[c_chosen] == "1";
+    t.rows.push_back(std::move(r));
+  }
+  return t;
+}
+
+std::vector<std::size_t> plan_frontier(const PlanTable& t, std::size_t k) {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < t.rows.size(); ++i)
+    if (t.rows[i].decision == "all_seeds" && !std::isinf(t.rows[i].bound[k])) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return t.rows[a].objective < t.rows[b].objective; });
+  std::vector<std::size_t> out;
+  for (std::size_t i : order)
+    if (out.empty() || better(t.slos[k], t.rows[i].bound[k], t.rows[out.back()].bound[k])) out.push_back(i);
+  return out;
+}
+
+void plan_section(const PlanTable& t, ReportFiles& out, std::ostream& md) {
+  const std::string name = std::filesystem::path(t.file).stem().string();
+  md << "## Plan: " << name << "\n\n" << t.rows.size() << " configuration(s) evaluated; objective `" << t.objective
+     << "` (mean over seeds); SLOs:";
+  for (const auto& s : t.slos) md << " `" << s.metric << " " << s.condition << "`";
+  md << " (each on its bound across seeds).\n\n";
+  const auto chosen = std::find_if(t.rows.begin(), t.rows.end(), [](const auto& r) { return r.chosen; });
+  if (chosen == t.rows.end()) {
+    md << "No configuration evaluated meets the SLOs.\n\n";
+  } else {
+    md << "Chosen: **" << setting(t, *chosen) << "**, " << t.objective << " " << figure(chosen->objective);
+    for (std::size_t k = 0; k < t.slos.size(); ++k)
+      md << ", " << t.slos[k].metric << " bound " << cell(chosen->bound[k]) << " (" << t.slos[k].condition << ")";
+    md << ".\n\n";
+  }
+  std::vector<std::size_t> order(t.rows.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return t.rows[a].objective < t.rows[b].objective; });
+  md << "| configuration | seeds | ended |";
+  for (const auto& s : t.slos) md << " " << s.metric << " mean | bound |";
+  md << " meets | " << t.objective << " |\n|---|---|---|";
+  for (std::size_t k = 0; k < t.slos.size(); ++k) md << "---|---|";
+  md << "---|---|\n";
+  for (std::size_t i : order) {
+    const auto& r = t.rows[i];
+    md << "| " << (r.chosen ? "**" + setting(t, r) + "** (chosen)" : setting(t, r)) << " | " << r.seeds_run << " | "
+       << r.decision << " |";
+    for (std::size_t k = 0; k < t.slos.size(); ++k) md << " " << cell(r.mean[k]) << " | " << cell(r.bound[k]) << " |";
+    md << " " << (r.met ? (*r.met ? "yes" : "no") : "-") << " | " << figure(r.objective) << " |\n";
+  }
+  md << "\n";
+  for (std::size_t k = 0; k < t.slos.size(); ++k) frontier_plot(t, k, name, out, md);
+}
+
+}  // namespace vramsim

@@ -1,0 +1,40 @@
+#pragma once
+// What the report's pictures share: figures as the tables print them,
+// gnuplot quoting, a PNG and an SVG from one script, and axis labels with
+// the metric's unit.
+#include <fstream>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace vramsim::report_plot {
+
+// A finite number, the whole text; nullopt otherwise (empty, "inf", "never").
+std::optional<double> number(const std::string& s);
+// Opens `path` or throws ReportInputError naming it.
+std::ifstream open_input(const std::string& path);
+std::string fixed(double v, int digits = 1);
+// A figure for a table: three significant digits at least, no trailing
+// zeros beyond them.
+std::string figure(double v);
+// A string inside a double-quoted gnuplot string.
+std::string gp_quote(const std::string& s);
+// A file-name-safe stem.
+std::string stem_of(const std::string& s);
+// The same plot as PNG and SVG: `body` is everything after the terminal.
+std::string plot_script(const std::string& name, const std::string& body);
+std::string yrange_line(std::pair<double, double> r);
+// A run metric with its unit, read from its name: "req_latency_p99_s (s)",
+// "cost_usd (USD)", "req_slo_attainment (share)".
+std::string metric_label(const std::string& metric);
+
+}  // namespace vramsim::report_plot
+
+namespace vramsim {
+struct PlanTable;
+struct ReportFiles;
+// The report's section on one plan: its table, and per SLO the cost
+// frontier with the SLO line and the chosen configuration.
+void plan_section(const PlanTable& t, ReportFiles& out, std::ostream& md);
+}  // namespace vramsim
