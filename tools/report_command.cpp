@@ -12,6 +12,7 @@
 #include "engine/output_file.hpp"
 #include "analysis/report.hpp"
 #include "analysis/trace_diff.hpp"
+#include "runner/sweep.hpp"
 
 extern char** environ;
 
@@ -21,16 +22,6 @@ using namespace cli;  // the shared exit statuses
 namespace fs = std::filesystem;
 namespace {
 
-
-// A string inside a double-quoted gnuplot string.
-std::string gp_quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
 
 void write_file(const fs::path& p, const std::string& text) {
   OutputFile f(p.string());
@@ -43,7 +34,7 @@ std::optional<std::string> run_gnuplot(const fs::path& dir, const std::vector<st
   for (const auto& s : scripts) {
     // gnuplot resolves output names against its working directory.
     // Its warnings (an empty range, say) go to a log beside the scripts.
-    const std::string cmd = "cd " + gp_quote(dir.string()) + " && gnuplot " + gp_quote(s + ".gp") + " 2>>gnuplot.log";
+    const std::string cmd = "cd " + shell_quote(dir.string()) + " && gnuplot " + shell_quote(s + ".gp") + " 2>>gnuplot.log";
     std::vector<char*> argv = {const_cast<char*>("sh"), const_cast<char*>("-c"), const_cast<char*>(cmd.c_str()),
                                nullptr};
     pid_t pid = 0;
