@@ -233,12 +233,13 @@ class Search {
     build_lines();
     while (round()) {
     }
-    // A binary search leaves one passing configuration per line: the
-    // runner-up is then the next value along the chosen one's line, which
-    // is evaluated in full (monotone: it passes; the figures say by how much).
-    if (best_ && monotone_ && passing() < 2) {
-      const std::size_t next = best_->second + stride_;
-      if (spec_.grid.values_of(best_->second)[*monotone_] + 1 < spec_.grid.params[*monotone_].values.size() &&
+    // A binary search may leave one answer: the runner-up is then the next
+    // value along the chosen one's line, evaluated in full (monotone: it
+    // passes; the figures say at what cost).
+    const auto [chosen, runner_up] = answer();
+    if (chosen && !runner_up && monotone_) {
+      const std::size_t next = *chosen + stride_;
+      if (spec_.grid.values_of(*chosen)[*monotone_] + 1 < spec_.grid.params[*monotone_].values.size() &&
           !index_.count(next)) {
         evaluation(next).keep = true;
         lines_.push_back(Line{{next}, 0, 1, 0, false});
@@ -258,6 +259,10 @@ class Search {
         if (spec_.monotone[p]) m = p;
     const std::size_t n = spec_.grid.combinations();
     monotone_ = m;
+    for (std::size_t p = 0; p < params.size(); ++p)
+      if (spec_.monotone[p]) declared_ = p;
+    if (declared_)
+      for (std::size_t p = *declared_ + 1; p < params.size(); ++p) declared_stride_ *= params[p].values.size();
     if (!m) {
       for (std::size_t c = 0; c < n; ++c) lines_.push_back(Line{{c}, 0, 1, 0, false});
       return;
@@ -380,10 +385,41 @@ class Search {
     else l.probe = (l.lo + l.hi) / 2;
   }
 
-  std::size_t passing() const {
-    std::size_t n = 0;
-    for (const auto& e : evals_) n += e.decision == PlanDecision::AllSeeds && e.met;
-    return n;
+  // The answer and the runner-up, as combinations. Along a --monotone
+  // dimension a later value is declared never cheaper, so each line offers
+  // its first passing value; the cheapest offer wins (ties: grid order). The
+  // runner-up is the cheapest other offer, or the next passing value on the
+  // winner's line. Without --monotone every passing configuration offers.
+  std::pair<std::optional<std::size_t>, std::optional<std::size_t>> answer() const {
+    std::map<std::size_t, std::vector<const Evaluation*>> lines;  // line id -> passing, in grid order
+    for (const auto& e : evals_)
+      if (e.decision == PlanDecision::AllSeeds && e.met) lines[line_of(e.combination)].push_back(&e);
+    std::vector<const Evaluation*> offers;
+    for (auto& [id, passing] : lines) {
+      std::sort(passing.begin(), passing.end(), [](auto* a, auto* b) { return a->combination < b->combination; });
+      if (declared_) offers.push_back(passing.front());
+      else offers.insert(offers.end(), passing.begin(), passing.end());
+    }
+    const auto cheaper = [](const Evaluation* a, const Evaluation* b) {
+      const double x = mean_of(a->values.back()), y = mean_of(b->values.back());
+      return x < y || (x == y && a->combination < b->combination);
+    };
+    std::sort(offers.begin(), offers.end(), cheaper);
+    if (offers.empty()) return {};
+    const Evaluation* chosen = offers.front();
+    std::optional<const Evaluation*> next;
+    if (offers.size() > 1) next = offers[1];
+    if (declared_) {
+      const auto& own = lines.at(line_of(chosen->combination));
+      if (own.size() > 1 && (!next || cheaper(own[1], *next))) next = own[1];
+    }
+    return {chosen->combination, next ? std::optional<std::size_t>((*next)->combination) : std::nullopt};
+  }
+
+  // The combination with its declared monotone value set to the first.
+  std::size_t line_of(std::size_t c) const {
+    if (!declared_) return c;
+    return c - spec_.grid.values_of(c)[*declared_] * declared_stride_;
   }
 
   const BootstrapBound& bootstrap(std::size_t n) {
@@ -414,14 +450,14 @@ class Search {
       row.objective = mean_of(e->values.back());
       r.rows.push_back(std::move(row));
     }
-    // The answer and the runner-up: the cheapest passing rows (ties: grid order).
-    std::vector<std::size_t> passing;
-    for (std::size_t i = 0; i < r.rows.size(); ++i)
-      if (r.rows[i].slo_met.value_or(false)) passing.push_back(i);
-    std::stable_sort(passing.begin(), passing.end(),
-                     [&](std::size_t a, std::size_t b) { return r.rows[a].objective < r.rows[b].objective; });
-    if (!passing.empty()) r.chosen = passing[0];
-    if (passing.size() > 1) r.runner_up = passing[1];
+    const auto [chosen, runner_up] = answer();
+    const auto row_of = [&](std::size_t c) {
+      return static_cast<std::size_t>(std::find_if(r.rows.begin(), r.rows.end(),
+                                                   [&](const PlanRow& row) { return row.combination == c; }) -
+                                      r.rows.begin());
+    };
+    if (chosen) r.chosen = row_of(*chosen);
+    if (runner_up) r.runner_up = row_of(*runner_up);
     if (!r.chosen) {
       double least = kInf;
       for (std::size_t i = 0; i < r.rows.size(); ++i) {
@@ -449,6 +485,8 @@ class Search {
   std::optional<std::pair<double, std::size_t>> best_;  // (objective, combination)
   std::size_t runs_ = 0, rounds_ = 0;
   std::optional<std::size_t> monotone_;  // the dimension searched along
+  std::optional<std::size_t> declared_;  // the last --monotone, searched or not (--exhaustive)
+  std::size_t declared_stride_ = 1;
   std::size_t stride_ = 1;               // combinations between its values
 };
 

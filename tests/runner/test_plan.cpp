@@ -239,6 +239,30 @@ TEST(PlanSearch, ConfigurationsThatCannotBeatTheBestArePruned) {
   EXPECT_LT(runs, grid_runs / 4);
 }
 
+TEST(PlanSearch, AlongAMonotoneDimensionTheFirstPassingValueIsTheAnswer) {
+  // An autoscaled app: the cost hardly moves with the replica cap, and by a
+  // little noise a larger cap reads a cent cheaper. The declaration (a later
+  // value is never cheaper) makes the first passing value the answer, in the
+  // search and in the grid alike, and the next one the runner-up.
+  PlanSpec spec = line_spec(16, 4, "req_latency_p99_s<=10");
+  const auto flat = [](const std::vector<double>& x, std::uint64_t) {
+    return std::vector<double>{100 / x[0], 1000 - 0.01 * x[0]};
+  };
+  std::size_t runs = 0;
+  const PlanResult r = run_plan(spec, FakeEvaluator{&spec, flat, &runs});
+  PlanSpec grid = spec;
+  grid.exhaustive = true;
+  const PlanResult g = run_plan(grid, FakeEvaluator{&grid, flat, &runs});
+  EXPECT_EQ(chosen_setting(spec, r), "cluster.max_workers=10");
+  EXPECT_EQ(chosen_setting(grid, g), "cluster.max_workers=10");
+  ASSERT_TRUE(g.runner_up);
+  EXPECT_EQ(grid.grid.setting_of(g.rows[*g.runner_up].combination), "cluster.max_workers=11");
+  // Without the declaration the grid takes the cheapest: the largest cap.
+  grid.monotone = {false};
+  const PlanResult h = run_plan(grid, FakeEvaluator{&grid, flat, &runs});
+  EXPECT_EQ(chosen_setting(grid, h), "cluster.max_workers=16");
+}
+
 TEST(PlanSearch, AMetricARunDidNotMeasureIsNamed) {
   PlanSpec spec = line_spec(2, 1, "req_latency_p99_s<=10");
   const PlanEvaluator none = [](const std::vector<PlanTask>& tasks) {
