@@ -233,15 +233,17 @@ class Search {
     build_lines();
     while (round()) {
     }
-    // A binary search may leave one answer: the runner-up is then the next
-    // value along the chosen one's line, evaluated in full (monotone: it
-    // passes; the figures say at what cost).
-    const auto [chosen, runner_up] = answer();
-    if (chosen && !runner_up && monotone_) {
+    // A binary search leaves the value after the answer on its line
+    // unevaluated, or evaluated in part: it is evaluated in full (monotone:
+    // it passes; the figures say at what cost), a candidate runner-up.
+    const auto chosen = answer().first;
+    if (chosen && monotone_ &&
+        spec_.grid.values_of(*chosen)[*monotone_] + 1 < spec_.grid.params[*monotone_].values.size()) {
       const std::size_t next = *chosen + stride_;
-      if (spec_.grid.values_of(*chosen)[*monotone_] + 1 < spec_.grid.params[*monotone_].values.size() &&
-          !index_.count(next)) {
-        evaluation(next).keep = true;
+      if (!index_.count(next) || evals_[index_.at(next)].decision == PlanDecision::Pruned) {
+        Evaluation& e = evaluation(next);
+        e.keep = true;
+        e.decision.reset();
         lines_.push_back(Line{{next}, 0, 1, 0, false});
         while (round()) {
         }

@@ -255,6 +255,9 @@ TEST(PlanSearch, AlongAMonotoneDimensionTheFirstPassingValueIsTheAnswer) {
   const PlanResult g = run_plan(grid, FakeEvaluator{&grid, flat, &runs});
   EXPECT_EQ(chosen_setting(spec, r), "cluster.max_workers=10");
   EXPECT_EQ(chosen_setting(grid, g), "cluster.max_workers=10");
+  ASSERT_TRUE(r.runner_up);
+  EXPECT_EQ(spec.grid.setting_of(r.rows[*r.runner_up].combination), "cluster.max_workers=11")
+      << "the value after the answer is evaluated in full, whatever the binary search probed";
   ASSERT_TRUE(g.runner_up);
   EXPECT_EQ(grid.grid.setting_of(g.rows[*g.runner_up].combination), "cluster.max_workers=11");
   // Without the declaration the grid takes the cheapest: the largest cap.
