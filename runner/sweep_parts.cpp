@@ -136,6 +136,9 @@ PartCheck check_part(const std::optional<std::string>& csv, const std::optional<
                           std::to_string(expected.slice) + "/" + std::to_string(expected.slices)};
   if (sha256_hex(*csv) != got->csv) return {S::Stale, "its bytes differ from its checksum record (changed or cut short)"};
   const auto [b, e] = slice_range(runs, expected.slice, expected.slices);
+  if (got->rows != e - b)
+    return {S::Stale, "its checksum record counts " + std::to_string(got->rows) + " row(s), the slice has " +
+                          std::to_string(e - b)};
   if (std::string why = part_shape_problem(header, *csv, e - b); !why.empty()) return {S::Stale, why};
   return {};
 }

@@ -312,7 +312,11 @@ TEST(SweepParts, CheckTellsGoodMissingAndStaleParts) {
   EXPECT_EQ(check(h + "a,2\nb,9\n", made).why, "its bytes differ from its checksum record (changed or cut short)");
   EXPECT_EQ(check(h + "a,2\n", made).state, S::Stale) << "cut short";
   other = made;
+  other.rows = 0;
+  EXPECT_EQ(check(csv, other).why, "its checksum record counts 0 row(s), the slice has 2");
+  other = made;
   other.csv = sha256_hex(h + "a,2\n");
+  other.rows = 2;
   EXPECT_EQ(check(h + "a,2\n", other).why, "expected 2 row(s), got 1") << "recorded as it is, but short";
 
   EXPECT_EQ(slices_to_rerun({{}, {S::Missing, "missing"}, {}, {S::Stale, "x"}}), (std::vector<std::size_t>{1, 3}));
