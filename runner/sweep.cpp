@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "runner/simulation.hpp"
+#include "runner/sweep_parts.hpp"
 
 namespace vramsim {
 namespace {
@@ -321,32 +322,39 @@ std::string shell_quote(const std::string& word) {
 }
 
 std::string sweep_array_script(const std::vector<std::string>& argv, std::size_t tasks, unsigned cpus_per_task,
-                               const std::string& parts_dir) {
+                               const std::string& parts_dir, const std::vector<std::size_t>& indices) {
+  std::string array = "0-" + std::to_string(tasks - 1);
+  if (!indices.empty()) array = array_spec(indices);
   std::string s = "#!/bin/sh\n";
   s += "#SBATCH --job-name=vramsim-sweep\n";
-  s += "#SBATCH --array=0-" + std::to_string(tasks - 1) + "\n";
+  s += "#SBATCH --array=" + array + "\n";
   s += "#SBATCH --ntasks=1\n";
   s += "#SBATCH --cpus-per-task=" + std::to_string(cpus_per_task) + "\n";
   s += "#SBATCH --output=" + parts_dir + "/task-%a.log\n";
   s += "exec";
   for (const auto& a : argv) s += " " + shell_quote(a);
-  s += " --slice \"$SLURM_ARRAY_TASK_ID\"/" + std::to_string(tasks) + " -j " + std::to_string(cpus_per_task) +
-       " -o " + shell_quote(parts_dir) + "/part-\"$SLURM_ARRAY_TASK_ID\".csv\n";
+  s += " --slice \"$SLURM_ARRAY_TASK_ID\"/" + std::to_string(tasks) + " --checksums -j " +
+       std::to_string(cpus_per_task) + " -o " + shell_quote(parts_dir) + "/part-\"$SLURM_ARRAY_TASK_ID\".csv\n";
   return s;
+}
+
+std::string part_shape_problem(const std::string& header, const std::string& part, std::size_t rows) {
+  if (part.compare(0, header.size(), header) != 0) return "expected the sweep's CSV header on the first line";
+  const auto got = static_cast<std::size_t>(
+      std::count(part.begin() + static_cast<std::ptrdiff_t>(header.size()), part.end(), '\n'));
+  if (got != rows || (part.size() > header.size() && part.back() != '\n'))
+    return "expected " + std::to_string(rows) + " row(s), got " + std::to_string(got);
+  return "";
 }
 
 std::string merge_parts(const std::string& header, const std::vector<std::string>& parts, std::size_t runs,
                         const std::vector<std::string>& part_names) {
   std::string out = header;
   for (std::size_t i = 0; i < parts.size(); ++i) {
-    const std::string& p = parts[i];
-    if (p.compare(0, header.size(), header) != 0)
-      throw SweepError(part_names[i] + ": expected the sweep's CSV header on the first line");
     const auto [b, e] = slice_range(runs, i, parts.size());
-    const auto rows = static_cast<std::size_t>(std::count(p.begin() + static_cast<std::ptrdiff_t>(header.size()), p.end(), '\n'));
-    if (rows != e - b || (p.size() > header.size() && p.back() != '\n'))
-      throw SweepError(part_names[i] + ": expected " + std::to_string(e - b) + " row(s), got " + std::to_string(rows));
-    out.append(p, header.size());
+    if (std::string why = part_shape_problem(header, parts[i], e - b); !why.empty())
+      throw SweepError(part_names[i] + ": " + why);
+    out.append(parts[i], header.size());
   }
   return out;
 }

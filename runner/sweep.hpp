@@ -107,11 +107,15 @@ std::string sweep_temp_path(const std::string& out);
 
 // A word for a POSIX shell: single-quoted unless it is plain.
 std::string shell_quote(const std::string& word);
-// The sbatch script of a sweep as a SLURM job array of `tasks` tasks: task I
-// runs `argv` (the sweep without -o/--slice) with --slice I/tasks into
+// The sbatch script of a sweep as a SLURM job array over slices of `tasks`:
+// task I (every I in `indices`, all of 0..tasks-1 when empty) runs `argv`
+// (the sweep without -o/--slice) with --slice I/tasks and --checksums into
 // `parts_dir`/part-I.csv, its output in `parts_dir`/task-I.log.
 std::string sweep_array_script(const std::vector<std::string>& argv, std::size_t tasks, unsigned cpus_per_task,
-                               const std::string& parts_dir);
+                               const std::string& parts_dir, const std::vector<std::size_t>& indices = {});
+// Why `part` is not `header` followed by exactly `rows` rows, each ending
+// in a newline; "" when it is.
+std::string part_shape_problem(const std::string& header, const std::string& part, std::size_t rows);
 // The CSV of the whole grid from the part files' texts, in slice order:
 // each must start with `header` and hold exactly its slice's rows. Throws
 // SweepError naming the part that does not.

@@ -23,6 +23,35 @@ namespace {
 volatile std::sig_atomic_t g_interrupted = 0;
 extern "C" void on_interrupt(int) { g_interrupted = 1; }
 
+// Adds the ended tasks of array `job` to `into`: sacct's word first, where
+// accounting is kept (a failing sacct is not asked again), then scontrol's
+// for the tasks sacct did not tell.
+void collect_endings(boost::asio::io_context& io, slurm::ProcessRunner& runner, const slurm::SlurmClientConfig& cfg,
+                     const std::string& job, bool& sacct_usable, std::map<std::size_t, TaskEnding>& into) {
+  const auto output_of = [&](std::vector<std::string> argv) -> std::optional<std::string> {
+    slurm::CommandSpec spec;
+    spec.argv = std::move(argv);
+    spec.timeout = cfg.timeout;
+    spec.env = cfg.env;
+    spec.unset_env_prefixes = cfg.unset_env_prefixes;
+    std::optional<std::string> out;
+    io.restart();
+    runner.run(std::move(spec), [&](slurm::CommandResult r) {
+      if (r.ok()) out = std::move(r.out);
+    });
+    io.run();
+    return out;
+  };
+  if (sacct_usable) {
+    const auto out = output_of({cfg.sacct, "-X", "-n", "-P", "-j", job, "-o", "JobID,State,ExitCode"});
+    if (!out) sacct_usable = false;
+    else
+      for (auto& [task, ending] : parse_array_endings(*out, job)) into[task] = ending;
+  }
+  if (const auto out = output_of({cfg.scontrol, "show", "job", "--oneliner", job}))
+    for (auto& [task, ending] : parse_array_endings(*out, job)) into.emplace(task, ending);
+}
+
 }  // namespace
 
 ReplacingFile::ReplacingFile(std::string out) : out_(std::move(out)), tmp_(sweep_temp_path(out_)), file_(tmp_) {}
@@ -62,8 +91,7 @@ InterruptFlag::~InterruptFlag() {
 bool InterruptFlag::raised() const { return g_interrupted != 0; }
 
 ArrayOutcome run_job_array(const std::string& script, const std::string& token, double poll_s, const std::string& who,
-                           const std::string& what,
-                           const InterruptFlag& interrupt) {
+                           const std::string& what, const InterruptFlag& interrupt, bool track_tasks) {
   boost::asio::io_context io;
   slurm::ProcessRunner runner(io);
   slurm::SlurmClient client(io, runner, slurm::SlurmClientConfig{});
@@ -80,7 +108,10 @@ ArrayOutcome run_job_array(const std::string& script, const std::string& token, 
   }
   out.job = *job;
   std::cerr << who << ": " << what << " as SLURM array job " << *job << "\n";
-  std::string last;
+  // The array's squeue lines at the last poll: "\n" matches none, so the
+  // first poll asks, and so does the last (no lines).
+  std::string last, last_lines = "\n";
+  bool sacct_usable = true;
   for (;;) {
     std::optional<std::vector<slurm::SqueueJob>> listed;
     io.restart();
@@ -94,12 +125,16 @@ ArrayOutcome run_job_array(const std::string& script, const std::string& token, 
       return out;
     }
     std::size_t running = 0;
-    std::string pending;
+    std::string pending, lines;
     for (const auto& j : *listed) {
       if (j.comment != token) continue;
+      lines += j.id + " " + j.state + "\n";
       if (j.job_state == JobState::Pending) pending += (pending.empty() ? "" : " ") + j.id;
       else ++running;
     }
+    if (track_tasks && lines != last_lines)
+      collect_endings(io, runner, client.config(), *job, sacct_usable, out.endings);
+    last_lines = lines;
     if (running == 0 && pending.empty()) break;
     const std::string now = std::to_string(running) + " task(s) running" + (pending.empty() ? "" : ", pending: " + pending);
     if (now != last) std::cerr << who << ": array job " << *job << ": " << now << "\n";

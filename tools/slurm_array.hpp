@@ -4,9 +4,12 @@
 // array submitted, waited for (one squeue per poll) and cancelled on an
 // interrupt.
 #include <csignal>
+#include <cstddef>
+#include <map>
 #include <string>
 
 #include "engine/output_file.hpp"
+#include "runner/sweep_parts.hpp"
 
 namespace vramsim {
 
@@ -50,14 +53,19 @@ struct ArrayOutcome {
   enum class Status { Ended, Failed, Interrupted } status = Status::Failed;
   std::string job;    // the array's job id, once submitted
   std::string error;  // with Failed: what sbatch, squeue or scancel said
+  // With track_tasks: the tasks whose final state sacct or scontrol told.
+  std::map<std::size_t, TaskEnding> endings;
 };
 // Submits `script` with --comment `token` (which tells the array from every
 // other job), says "WHO: WHAT as SLURM array job ID" and then its tasks on
 // stderr, waits until
 // squeue lists none of them (one squeue every `poll_s` seconds), and
-// cancels it when `interrupt` is raised.
+// cancels it when `interrupt` is raised. With `track_tasks`, each time the
+// array's lines in squeue change and once it has left, the tasks' final
+// states are asked of sacct (until it fails: no accounting) and of scontrol
+// (which forgets a job MinJobAge after it ends); a task neither told of is
+// left out of `endings`.
 ArrayOutcome run_job_array(const std::string& script, const std::string& token, double poll_s, const std::string& who,
-                           const std::string& what,
-                           const InterruptFlag& interrupt);
+                           const std::string& what, const InterruptFlag& interrupt, bool track_tasks = false);
 
 }  // namespace vramsim

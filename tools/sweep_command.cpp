@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -12,12 +13,14 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <tuple>
 
 #include "engine/output_file.hpp"
 #include "runner/sweep.hpp"
+#include "runner/sweep_parts.hpp"
 #include "tools/slurm_array.hpp"
 
 namespace vramsim {
@@ -43,6 +46,14 @@ std::unique_ptr<SweepCommand> add_sweep_command(CLI::App& app) {
                 "with --on-slurm: folder for the part files and task logs, on a file system the nodes share "
                 "(default OUT.parts)");
   s->add_option("--poll", c->poll_s, "with --on-slurm: seconds between squeue polls (default 1)");
+  s->add_flag("--resume", c->resume,
+              "with --on-slurm: keep the parts of the parts folder that match this build, scenario and grid; "
+              "run only the missing, failed or stale slices, then merge");
+  s->add_flag("--merge-only", c->merge_only,
+              "with --on-slurm: submit nothing; merge the parts folder (a missing or stale slice is an error)");
+  s->add_flag("--checksums", c->checksums,
+              "with --slice: also write OUT.sum, the checksums of this binary, the scenario, the grid and OUT "
+              "(what --on-slurm's tasks leave beside their parts)");
   return c;
 }
 
@@ -75,74 +86,178 @@ void write_then_rename(const std::string& out, const std::vector<std::string>& t
   f.commit();
 }
 
-// Submits the array, waits until squeue no longer lists it, merges the parts.
-int run_on_slurm(const SweepCommand& c, const SweepGrid& grid) {
+// A slice's record beside its part (OUT.sum), written once the part is: so a
+// part without one is a part its task did not finish.
+void write_part_stamp(const SweepCommand& c, const std::string& scenario_sum, const std::string& csv,
+                      std::size_t rows) {
+  const auto binary = file_sha256("/proc/self/exe");
+  if (!binary) throw std::runtime_error("cannot read /proc/self/exe to checksum this binary");
+  PartStamp s;
+  s.binary = *binary;
+  s.scenario = scenario_sum;
+  s.grid = grid_arguments(c.sets, c.seeds);
+  std::tie(s.slice, s.slices) = parse_slice(c.slice);
+  s.rows = rows;
+  s.csv = sha256_hex(csv);
+  write_then_rename(stamp_file(c.out), {format_part_stamp(s)});
+}
+
+// The number of slices the records in `parts` were made for: that of the
+// lowest-numbered part's readable record; nullopt where none is.
+std::optional<std::size_t> recorded_slices(const std::string& parts) {
+  namespace fs = std::filesystem;
+  std::optional<std::pair<std::size_t, std::size_t>> first;  // slice, slices
+  std::error_code ec;
+  for (fs::directory_iterator it(parts, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind("part-", 0) != 0 || name.size() < 9 || name.compare(name.size() - 8, 8, ".csv.sum") != 0) continue;
+    bool ok = false;
+    const std::string text = read_whole_file(it->path().string(), ok);
+    const auto stamp = ok ? parse_part_stamp(text) : std::nullopt;
+    if (stamp && (!first || stamp->slice < first->first)) first = {{stamp->slice, stamp->slices}};
+  }
+  if (!first) return std::nullopt;
+  return first->second;
+}
+
+// A file's text; nullopt where it is not a regular file or cannot be read.
+std::optional<std::string> text_of(const std::string& path) {
+  if (!std::filesystem::is_regular_file(path)) return std::nullopt;
+  bool ok = false;
+  std::string text = read_whole_file(path, ok);
+  if (!ok) return std::nullopt;
+  return text;
+}
+
+// Submits the slices that need a run as an array, waits until squeue no
+// longer lists it, merges the parts. `scenario_sum`: the scenario file's
+// SHA-256.
+int run_on_slurm(const SweepCommand& c, const SweepGrid& grid, const std::string& scenario_sum) {
   namespace fs = std::filesystem;
   constexpr int kFailed = 3;
   const std::size_t runs = grid.size();
-  const std::size_t tasks = c.tasks ? c.tasks : std::max<std::size_t>(1, std::min<std::size_t>(runs, 16));
-  if (tasks > 100000) throw SweepError("--tasks: expected at most 100000 array tasks");
   const std::string parts = fs::absolute(c.parts_dir.empty() ? c.out + ".parts" : c.parts_dir).lexically_normal();
   // sbatch's #SBATCH --output line takes no quoting.
   if (parts.find_first_of(" \t\n%\"'\\") != std::string::npos)
     throw SweepError("--parts-dir '" + parts + "': expected a path without blanks, quotes, backslashes or '%'");
-  std::error_code ec;
-  fs::create_directories(parts, ec);
-  if (ec) {
-    std::cerr << "vramsim sweep: cannot create '" << parts << "': " << ec.message() << "\n";
-    return kFailed;
-  }
-  for (std::size_t i = 0; i < tasks; ++i) fs::remove(parts + "/part-" + std::to_string(i) + ".csv", ec);
-  // The tasks run this very binary on the same scenario file and grid.
-  std::vector<std::string> argv = {fs::read_symlink("/proc/self/exe").string(), "sweep",
-                                   fs::absolute(c.scenario).string()};
-  for (const auto& set : c.sets) argv.insert(argv.end(), {"--set", set});
-  if (!c.seeds.empty()) argv.insert(argv.end(), {"--seeds", c.seeds});
-  const unsigned cpus = std::max(1u, c.jobs);
-  const std::string script = sweep_array_script(argv, tasks, cpus, parts);
-  {
-    OutputFile f(parts + "/array.sh");  // what was submitted, for the record
-    f.write(script);
-    f.close();
-  }
+  std::size_t tasks = c.tasks;
+  if (!tasks && (c.resume || c.merge_only)) tasks = recorded_slices(parts).value_or(0);
+  if (!tasks) tasks = std::max<std::size_t>(1, std::min<std::size_t>(runs, 16));
+  if (tasks > 100000) throw SweepError("--tasks: expected at most 100000 array tasks");
+  const std::optional<std::string> binary = file_sha256("/proc/self/exe");
+  if (!binary) throw std::runtime_error("cannot read /proc/self/exe to checksum this binary");
 
-  const std::string token = "vramsim-sweep:" + parts;  // --comment: tells our array from any other
-  // From the submission on, an interrupt cancels the array: tasks nobody
-  // merges would only burn their allocation.
-  const InterruptFlag interrupt;
-  const ArrayOutcome array = run_job_array(script, token, c.poll_s, "sweep",
-                                             std::to_string(runs) + " runs in " + std::to_string(tasks) +
-                                                 " task(s), parts in " + parts,
-                                             interrupt);
-  if (array.status == ArrayOutcome::Status::Interrupted) {
-    std::cerr << "vramsim sweep: interrupted; array job " << array.job << " cancelled, no CSV written\n";
-    return kInterrupted;
-  }
-  if (array.status == ArrayOutcome::Status::Failed) {
-    std::cerr << "vramsim sweep: " << array.error << "\n";
-    return kFailed;
-  }
-  const std::optional<std::string> job = array.job;
-  std::vector<std::string> texts, names;
-  for (std::size_t i = 0; i < tasks; ++i) {
-    names.push_back(parts + "/part-" + std::to_string(i) + ".csv");
-    bool ok = false;
-    texts.push_back(fs::is_regular_file(names.back()) ? read_whole_file(names.back(), ok) : std::string());
-    if (!ok) {
-      std::cerr << "vramsim sweep: array job " << *job << " task " << i << " left no part file " << names.back()
-                << " (see " << parts << "/task-" << i << ".log)\n";
+  // What every part of this sweep must have been made by.
+  PartStamp expected;
+  expected.binary = *binary;
+  expected.scenario = scenario_sum;
+  expected.grid = grid_arguments(c.sets, c.seeds);
+  expected.slices = tasks;
+  const std::string header = sweep_csv_header(grid);
+  std::vector<std::optional<std::string>> texts(tasks);
+  const auto check = [&](std::size_t i) {
+    const std::string part = part_file(parts, i);
+    texts[i] = text_of(part);
+    expected.slice = i;
+    return check_part(texts[i], text_of(stamp_file(part)), expected, header, runs);
+  };
+
+  std::vector<std::size_t> rerun;
+  if (c.resume || c.merge_only) {
+    std::vector<PartCheck> checks;
+    for (std::size_t i = 0; i < tasks; ++i) checks.push_back(check(i));
+    rerun = slices_to_rerun(checks);
+    if (c.merge_only && !rerun.empty()) {
+      const std::size_t i = rerun.front();
+      std::cerr << "vramsim sweep: --merge-only: slice " << i << " of " << tasks << ": " << part_file(parts, i) << ": "
+                << checks[i].why << "\n";
       return kFailed;
     }
+    if (c.resume)
+      std::cerr << "sweep: --resume: " << tasks - rerun.size() << " of " << tasks << " slice(s) reused, "
+                << rerun.size() << " to rerun" << (rerun.empty() ? "" : ": " + array_spec(rerun)) << "\n";
+  } else {
+    for (std::size_t i = 0; i < tasks; ++i) rerun.push_back(i);
+  }
+
+  std::string job;
+  if (!rerun.empty()) {
+    std::error_code ec;
+    fs::create_directories(parts, ec);
+    if (ec) {
+      std::cerr << "vramsim sweep: cannot create '" << parts << "': " << ec.message() << "\n";
+      return kFailed;
+    }
+    for (std::size_t i : rerun) {
+      fs::remove(part_file(parts, i), ec);
+      fs::remove(stamp_file(part_file(parts, i)), ec);
+    }
+    // The tasks run this very binary on the same scenario file and grid.
+    std::vector<std::string> argv = {fs::read_symlink("/proc/self/exe").string(), "sweep",
+                                     fs::absolute(c.scenario).string()};
+    for (const auto& set : c.sets) argv.insert(argv.end(), {"--set", set});
+    if (!c.seeds.empty()) argv.insert(argv.end(), {"--seeds", c.seeds});
+    const unsigned cpus = std::max(1u, c.jobs);
+    const std::string script = sweep_array_script(argv, tasks, cpus, parts, rerun);
+    {
+      OutputFile f(parts + "/array.sh");  // what was submitted, for the record
+      f.write(script);
+      f.close();
+    }
+
+    const std::string token = "vramsim-sweep:" + parts;  // --comment: tells our array from any other
+    // From the submission on, an interrupt cancels the array: tasks nobody
+    // merges would only burn their allocation.
+    const InterruptFlag interrupt;
+    const ArrayOutcome array =
+        run_job_array(script, token, c.poll_s, "sweep",
+                      std::to_string(runs) + " runs in " + std::to_string(tasks) + " slice(s), " +
+                          std::to_string(rerun.size()) + " task(s), parts in " + parts,
+                      interrupt, true);
+    if (array.status == ArrayOutcome::Status::Interrupted) {
+      std::cerr << "vramsim sweep: interrupted; array job " << array.job << " cancelled, no CSV written\n";
+      return kInterrupted;
+    }
+    if (array.status == ArrayOutcome::Status::Failed) {
+      std::cerr << "vramsim sweep: " << array.error << "\n";
+      return kFailed;
+    }
+    job = array.job;
+    for (std::size_t i : rerun) {
+      const auto e = array.endings.find(i);
+      std::cerr << "sweep: array job " << job << " " << task_state_line(i, e == array.endings.end() ? nullptr : &e->second)
+                << "\n";
+    }
+  }
+
+  std::vector<std::string> bodies, names;
+  for (std::size_t i = 0; i < tasks; ++i) {
+    names.push_back(part_file(parts, i));
+    const PartCheck got = check(i);
+    const bool ran = std::find(rerun.begin(), rerun.end(), i) != rerun.end();
+    const std::string log = ran ? " (see " + parts + "/task-" + std::to_string(i) + ".log)" : "";
+    if (got.state == PartCheck::State::Missing && ran) {
+      std::cerr << "vramsim sweep: array job " << job << " task " << i << " left no part file " << names.back() << log
+                << "\n";
+      return kFailed;
+    }
+    if (got.state != PartCheck::State::Good) {
+      std::cerr << "vramsim sweep: " << names.back() << ": " << got.why << log << "\n";
+      return kFailed;
+    }
+    bodies.push_back(*texts[i]);
   }
   std::string merged;
   try {
-    merged = merge_parts(sweep_csv_header(grid), texts, runs, names);
+    merged = merge_parts(header, bodies, runs, names);
   } catch (const SweepError& e) {
-    std::cerr << "vramsim sweep: array job " << *job << ": " << e.what() << "\n";
+    std::cerr << "vramsim sweep: " << e.what() << "\n";
     return kFailed;
   }
   write_then_rename(c.out, {merged});
-  std::cerr << "sweep: " << runs << " runs merged from " << tasks << " part(s); written to " << c.out << "\n";
+  std::cerr << "sweep: " << runs << " runs merged from " << tasks << " part(s)";
+  if (c.resume) std::cerr << " (" << tasks - rerun.size() << " reused, " << rerun.size() << " rerun)";
+  std::cerr << "; written to " << c.out << "\n";
   return 0;
 }
 
@@ -159,6 +274,11 @@ int run_sweep_command(const SweepCommand& c) {
     if (c.on_slurm && !c.slice.empty()) throw SweepError("--slice and --on-slurm: expected one or the other");
     if (!c.on_slurm && (c.tasks || !c.parts_dir.empty()))
       throw SweepError("--tasks and --parts-dir: expected with --on-slurm only");
+    if (!c.on_slurm && (c.resume || c.merge_only))
+      throw SweepError(std::string(c.resume ? "--resume" : "--merge-only") +
+                       ": expected with --on-slurm (and the --parts-dir of the sweep to take up)");
+    if (c.resume && c.merge_only) throw SweepError("--resume and --merge-only: expected one or the other");
+    if (c.checksums && c.slice.empty()) throw SweepError("--checksums: expected with --slice only");
     if (!c.slice.empty()) {
       const auto [i, k] = parse_slice(c.slice);
       std::tie(begin, end) = slice_range(grid.size(), i, k);
@@ -167,7 +287,8 @@ int run_sweep_command(const SweepCommand& c) {
     std::stringstream text;
     text << in.rdbuf();
     const std::vector<Scenario> scenarios = expand_scenarios(Json::parse(text.str()), c.scenario, grid);
-    if (c.on_slurm) return run_on_slurm(c, grid);  // checked here, run there
+    const std::string scenario_sum = sha256_hex(text.str());
+    if (c.on_slurm) return run_on_slurm(c, grid, scenario_sum);  // checked here, run there
 
     ReplacingFile out(c.out);  // before the runs: an unwritable path fails at once
     const unsigned threads = c.jobs ? c.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -184,9 +305,11 @@ int run_sweep_command(const SweepCommand& c) {
       return kInterrupted;
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    out.write(sweep_csv_header(grid));
-    for (const auto& r : rows) out.write(r);
+    std::string csv = sweep_csv_header(grid);
+    for (const auto& r : rows) csv += r;
+    out.write(csv);
     out.commit();
+    if (c.checksums) write_part_stamp(c, scenario_sum, csv, rows.size());
     std::cerr << "sweep: " << rows.size() << " runs on " << threads << " thread(s) in " << std::fixed
               << std::setprecision(2) << secs << " s; written to " << c.out << "\n";
     return 0;

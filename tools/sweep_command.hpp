@@ -23,13 +23,20 @@ struct SweepCommand {
   std::size_t tasks = 0;    // 0: min(runs, 16)
   std::string parts_dir;    // default: OUT.parts
   double poll_s = 1;        // squeue period while waiting
+  // With --on-slurm: submit only the slices whose part in `parts_dir` is
+  // missing or stale (resume), or submit nothing (merge_only).
+  bool resume = false;
+  bool merge_only = false;
+  // With --slice: also write OUT.sum, the part's record (runner/sweep_parts.hpp).
+  bool checksums = false;
 };
 
 // Registers `sweep` on `app`; the returned object receives the options.
 std::unique_ptr<SweepCommand> add_sweep_command(CLI::App& app);
 // Runs the sweep; returns the exit status (0 written, 2 bad input, 3 write
-// failed or, with --on-slurm, sbatch/squeue failed or a task left no
-// complete part file, 4 internal error).
+// failed or, with --on-slurm, sbatch/squeue failed or a part is missing,
+// incomplete or of another build, scenario or grid, 4 internal error, 130
+// interrupted).
 int run_sweep_command(const SweepCommand& cmd);
 
 }  // namespace vramsim

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "runner/sweep.hpp"
+#include "runner/sweep_parts.hpp"
 
 using namespace vramsim;
 
@@ -211,9 +212,153 @@ TEST(SweepSlurm, ArrayScriptRunsOneSliceATask) {
   EXPECT_NE(s.find("\n#SBATCH --cpus-per-task=2\n"), std::string::npos) << s;
   EXPECT_NE(s.find("\n#SBATCH --output=/w/parts/task-%a.log\n"), std::string::npos) << s;
   EXPECT_NE(s.find("\nexec /bin/vramsim sweep '/s/a b.json' --set policies=legacy,fixed --slice "
-                   "\"$SLURM_ARRAY_TASK_ID\"/4 -j 2 -o /w/parts/part-\"$SLURM_ARRAY_TASK_ID\".csv\n"),
+                   "\"$SLURM_ARRAY_TASK_ID\"/4 --checksums -j 2 -o /w/parts/part-\"$SLURM_ARRAY_TASK_ID\".csv\n"),
             std::string::npos)
       << s;
+  const std::string some = sweep_array_script({"/bin/vramsim", "sweep", "/s/a.json"}, 6, 1, "/w/parts", {1, 3, 4, 5});
+  EXPECT_NE(some.find("\n#SBATCH --array=1,3-5\n"), std::string::npos) << "a resumed sweep: only those slices\n" << some;
+  EXPECT_NE(some.find("--slice \"$SLURM_ARRAY_TASK_ID\"/6 "), std::string::npos) << "still slices of all six\n" << some;
+}
+
+TEST(SweepParts, Sha256OfKnownTexts) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(SweepParts, StampReadsBackAndRefusesWhatIsNotOne) {
+  PartStamp s;
+  s.binary = sha256_hex("binary");
+  s.scenario = sha256_hex("scenario");
+  s.grid = grid_arguments({"policies=legacy,fixed", "cluster.latency.queue_wait={\"dist\":\"fixed\"},5s"}, "1..6");
+  s.slice = 2;
+  s.slices = 5;
+  s.rows = 9;
+  s.csv = sha256_hex("csv");
+  EXPECT_EQ(s.grid, "--set policies=legacy,fixed --set 'cluster.latency.queue_wait={\"dist\":\"fixed\"},5s' --seeds 1..6");
+  const std::string text = format_part_stamp(s);
+  EXPECT_EQ(text.rfind("vramsim-sweep-part 1\n", 0), 0u) << text;
+  const auto back = parse_part_stamp(text);
+  ASSERT_TRUE(back) << text;
+  EXPECT_EQ(back->binary, s.binary);
+  EXPECT_EQ(back->scenario, s.scenario);
+  EXPECT_EQ(back->grid, s.grid);
+  EXPECT_EQ(back->slice, 2u);
+  EXPECT_EQ(back->slices, 5u);
+  EXPECT_EQ(back->rows, 9u);
+  EXPECT_EQ(back->csv, s.csv);
+  EXPECT_EQ(grid_arguments({}, ""), "");
+  EXPECT_EQ(grid_arguments({"a=1"}, ""), "--set a=1");
+
+  const auto without = [&](const std::string& key) {
+    const auto at = text.find("\n" + key + " ");
+    return text.substr(0, at + 1) + text.substr(text.find('\n', at + 1) + 1);
+  };
+  for (const char* key : {"binary", "scenario", "grid", "slice", "rows", "csv"})
+    EXPECT_FALSE(parse_part_stamp(without(key))) << "no " << key;
+  EXPECT_FALSE(parse_part_stamp(""));
+  EXPECT_FALSE(parse_part_stamp("p,seed\na,1\n")) << "a CSV is not a record";
+  EXPECT_FALSE(parse_part_stamp("vramsim-sweep-part 2\n" + text.substr(text.find('\n') + 1))) << "another version";
+  std::string bad = text;
+  bad.replace(bad.find("slice 2/5"), 9, "slice 5/5");
+  EXPECT_FALSE(parse_part_stamp(bad)) << "a slice outside its count";
+  bad = text;
+  bad.replace(bad.find("binary ") + 7, 1, "X");
+  EXPECT_FALSE(parse_part_stamp(bad)) << "a checksum that is not hex";
+  EXPECT_FALSE(parse_part_stamp(text + "rows 3\n")) << "a field twice";
+}
+
+TEST(SweepParts, CheckTellsGoodMissingAndStaleParts) {
+  const std::string h = "p,seed\n";
+  // 5 runs in 3 slices: slice 1 holds 2 rows.
+  const std::string csv = h + "a,2\nb,1\n";
+  PartStamp expected;
+  expected.binary = sha256_hex("build 1");
+  expected.scenario = sha256_hex("scenario 1");
+  expected.grid = "--set p=a,b,c --seeds 1,2";
+  expected.slice = 1;
+  expected.slices = 3;
+  PartStamp made = expected;
+  made.rows = 2;
+  made.csv = sha256_hex(csv);
+  using S = PartCheck::State;
+  const auto check = [&](const std::optional<std::string>& part, const PartStamp& stamp) {
+    return check_part(part, format_part_stamp(stamp), expected, h, 5);
+  };
+  EXPECT_EQ(check(csv, made).state, S::Good) << check(csv, made).why;
+  EXPECT_EQ(check(std::nullopt, made).state, S::Missing);
+  EXPECT_EQ(check(std::nullopt, made).why, "missing");
+
+  const PartCheck no_record = check_part(csv, std::nullopt, expected, h, 5);
+  EXPECT_EQ(no_record.state, S::Stale);
+  EXPECT_EQ(no_record.why, "no checksum record beside it (its task did not finish)");
+  EXPECT_EQ(check_part(csv, "junk\n", expected, h, 5).why, "its checksum record is not one vramsim wrote");
+
+  PartStamp other = made;
+  other.binary = sha256_hex("build 2");
+  EXPECT_EQ(check(csv, other).state, S::Stale);
+  EXPECT_EQ(check(csv, other).why, "made by another vramsim build (binary sha256 " + other.binary.substr(0, 12) +
+                                       "..., this one " + expected.binary.substr(0, 12) + "...)");
+  other = made;
+  other.scenario = sha256_hex("scenario 2");
+  EXPECT_EQ(check(csv, other).why.rfind("made from another scenario file (sha256 " + other.scenario.substr(0, 12), 0), 0u)
+      << check(csv, other).why;
+  other = made;
+  other.grid = "--set p=a,b,c --seeds 1,3";
+  EXPECT_EQ(check(csv, other).why,
+            "made for another grid ('--set p=a,b,c --seeds 1,3', this sweep '--set p=a,b,c --seeds 1,2')");
+  other = made;
+  other.slices = 4;
+  EXPECT_EQ(check(csv, other).why, "slice 1/4, expected 1/3");
+  EXPECT_EQ(check(h + "a,2\nb,9\n", made).why, "its bytes differ from its checksum record (changed or cut short)");
+  EXPECT_EQ(check(h + "a,2\n", made).state, S::Stale) << "cut short";
+  other = made;
+  other.rows = 0;
+  EXPECT_EQ(check(csv, other).why, "its checksum record counts 0 row(s), the slice has 2");
+  other = made;
+  other.csv = sha256_hex(h + "a,2\n");
+  other.rows = 2;
+  EXPECT_EQ(check(h + "a,2\n", other).why, "expected 2 row(s), got 1") << "recorded as it is, but short";
+
+  EXPECT_EQ(slices_to_rerun({{}, {S::Missing, "missing"}, {}, {S::Stale, "x"}}), (std::vector<std::size_t>{1, 3}));
+  EXPECT_TRUE(slices_to_rerun({{}, {}}).empty());
+  EXPECT_EQ(part_file("/w/p", 3), "/w/p/part-3.csv");
+  EXPECT_EQ(stamp_file(part_file("/w/p", 3)), "/w/p/part-3.csv.sum");
+}
+
+TEST(SweepParts, ArraySpecJoinsRuns) {
+  EXPECT_EQ(array_spec({0, 1, 2, 3, 4}), "0-4");
+  EXPECT_EQ(array_spec({1, 3, 4, 5, 9}), "1,3-5,9");
+  EXPECT_EQ(array_spec({7}), "7");
+  EXPECT_EQ(array_spec({}), "");
+}
+
+TEST(SweepParts, TaskEndingsFromSacctOrScontrol) {
+  const auto sacct = parse_array_endings(
+      "41_0|COMPLETED|0:0\n41_1|FAILED|3:0\n41_2|CANCELLED by 1000|0:15\n41_3|RUNNING|0:0\n"
+      "41_[4-6]|PENDING|0:0\n42_5|COMPLETED|0:0\n",
+      "41");
+  ASSERT_EQ(sacct.size(), 3u);
+  EXPECT_EQ(sacct.at(0).state, "COMPLETED");
+  EXPECT_EQ(sacct.at(1).state, "FAILED");
+  EXPECT_EQ(sacct.at(1).exit_code, "3:0");
+  EXPECT_EQ(sacct.at(2).state, "CANCELLED");
+  EXPECT_EQ(task_state_line(0, &sacct.at(0)), "task 0: COMPLETED");
+  EXPECT_EQ(task_state_line(1, &sacct.at(1)), "task 1: FAILED (exit 3)");
+  EXPECT_EQ(task_state_line(2, &sacct.at(2)), "task 2: CANCELLED (signal 15)");
+  EXPECT_EQ(task_state_line(3, nullptr), "task 3: unknown");
+
+  const auto scontrol = parse_array_endings(
+      "JobId=44 ArrayJobId=41 ArrayTaskId=3 JobName=vramsim-sweep JobState=TIMEOUT Reason=TimeLimit "
+      "ExitCode=0:15 DerivedExitCode=0:0\n"
+      "JobId=41 ArrayJobId=41 ArrayTaskId=4-6 JobState=PENDING Reason=Resources ExitCode=0:0\n"
+      "JobId=45 ArrayJobId=41 ArrayTaskId=1 JobState=RUNNING ExitCode=0:0\n"
+      "JobId=46 ArrayJobId=4 ArrayTaskId=0 JobState=COMPLETED ExitCode=0:0\n"
+      "slurm_load_jobs error: Invalid job id specified\n",
+      "41");
+  ASSERT_EQ(scontrol.size(), 1u);
+  EXPECT_EQ(scontrol.at(3).state, "TIMEOUT");
+  EXPECT_EQ(task_state_line(3, &scontrol.at(3)), "task 3: TIMEOUT (signal 15)");
+  EXPECT_TRUE(parse_array_endings("", "41").empty());
 }
 
 TEST(SweepSlurm, MergeKeepsSliceOrderAndRefusesShortOrForeignParts) {
