@@ -52,7 +52,7 @@ void frontier_plot(const PlanTable& t, std::size_t k, const std::string& name, R
   const PlanSlo& s = t.slos[k];
   const std::string plot_name = "plan-" + stem_of(name) + "-" + stem_of(s.metric);
   // Points by what the search learnt of them; infinite bounds cannot be drawn.
-  std::string met, missed, partial, chosen, labels;
+  std::string met, missed, partial, chosen, labels[2];
   double lo = s.value, hi = s.value, x_hi = 0;
   std::size_t never = 0;
   for (const auto& r : t.rows) {
@@ -66,13 +66,21 @@ void frontier_plot(const PlanTable& t, std::size_t k, const std::string& name, R
     (r.decision != "all_seeds" ? partial : r.met.value_or(false) ? met : missed) += row;
     if (r.chosen) chosen += row;
   }
+  // A frontier point is labelled with the values that differ between rows.
+  std::vector<bool> varies(t.params.size(), false);
+  for (const auto& r : t.rows)
+    for (std::size_t p = 0; p < t.params.size(); ++p) varies[p] = varies[p] || r.values[p] != t.rows[0].values[p];
   std::string frontier;
+  std::size_t label_count = 0;
   for (std::size_t i : plan_frontier(t, k)) {
     const auto& r = t.rows[i];
     frontier += fixed(r.objective, 6) + " " + fixed(r.bound[k], 9) + "\n";
     std::string v;
-    for (const auto& x : r.values) v += (v.empty() ? "" : ",") + x;
-    labels += fixed(r.objective, 6) + " " + fixed(r.bound[k], 9) + " " + gp_quote(v) + "\n";
+    for (std::size_t p = 0; p < r.values.size(); ++p)
+      if (varies[p]) v += (v.empty() ? "" : ",") + r.values[p];
+    // Alternately above and below: the frontier steps down to the right, so
+    // two neighbours' labels do not meet.
+    labels[label_count++ % 2] += fixed(r.objective, 6) + " " + fixed(r.bound[k], 9) + " " + gp_quote(v) + "\n";
   }
   // Bounds that span two decades or more read on a log axis.
   const bool log_y = lo > 0 && hi / lo >= 100;
@@ -92,9 +100,11 @@ void frontier_plot(const PlanTable& t, std::size_t k, const std::string& name, R
   series(plot_name + "-partial.dat", partial, "with points pt 6 ps 1.4 lc rgb \"#ff7f0e\"",
          "stopped early (bound over the seeds run)");
   series(plot_name + "-chosen.dat", chosen, "with points pt 3 ps 3.5 lw 3 lc rgb \"black\"", "chosen");
-  if (!labels.empty()) {
-    out.files.emplace_back(plot_name + "-labels.dat", labels);
-    body += ", " + gp_quote(plot_name + "-labels.dat") + " using 1:2:3 with labels offset 0,1.2 notitle";
+  for (int side = 0; side < 2; ++side) {
+    if (labels[side].empty()) continue;
+    const std::string dat = plot_name + "-labels-" + std::to_string(side) + ".dat";
+    out.files.emplace_back(dat, labels[side]);
+    body += ", " + gp_quote(dat) + " using 1:2:3 with labels left offset 0.8," + (side ? "-1" : "1") + " notitle";
   }
   body += ", " + fixed(s.value, 9) + " with lines dt 3 lw 2.5 lc rgb \"black\" title " +
           gp_quote("SLO: " + s.metric + " " + s.condition);
@@ -105,15 +115,16 @@ void frontier_plot(const PlanTable& t, std::size_t k, const std::string& name, R
                                                                         " bound, per configuration evaluated") +
                                                     "\nset xlabel " + gp_quote(metric_label(t.objective)) +
                                                     "\nset ylabel " + gp_quote(metric_label(s.metric) + ", bound") +
-                                                    "\nset xrange [0:" + fixed(std::max(x_hi, 1e-9) * 1.1, 6) + "]\n" +
+                                                    "\nset xrange [0:" + fixed(std::max(x_hi, 1e-9) * 1.25, 6) + "]\n" +
                                                     y_axis + "set format y \"%g\"\nset grid\n" +
-                                                    // Cheap and slow sits top left, dear and fast bottom
-                                                    // right: the key takes the corner they leave.
-                                                    (s.upper ? "set key bottom left" : "set key top left") +
-                                                    " box opaque\n" + body +
+                                                    "set key below center horizontal maxrows 2\n" + body +
                                                     "\n"));
   out.scripts.push_back(plot_name);
   md << "![" << t.objective << " against " << s.metric << "](" << plot_name << ".png)\n\n";
+  std::string named;
+  for (std::size_t p = 0; p < t.params.size(); ++p)
+    if (varies[p]) named += (named.empty() ? "`" : ", `") + t.params[p] + "`";
+  if (!named.empty()) md << "The frontier's labels give " << named << ", in that order.\n\n";
   if (never)
     md << never << " configuration(s) had a request that never completed in some seed (an infinite " << s.metric
        << "): listed in the table, not drawn.\n\n";
