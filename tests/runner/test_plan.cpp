@@ -237,6 +237,16 @@ TEST(PlanSearch, ConfigurationsThatCannotBeatTheBestArePruned) {
   EXPECT_EQ(chosen_setting(spec, r), chosen_setting(grid, g));
   EXPECT_EQ(chosen_setting(spec, r), "cluster.partition.0.gpus=1 cluster.max_workers=11");
   EXPECT_LT(runs, grid_runs / 4);
+  // The dear kind's probes after the best was found stop after their first
+  // batch: their cost's lower bound lies above the best's mean.
+  std::size_t pruned = 0;
+  for (const auto& row : r.rows)
+    if (row.decision == PlanDecision::Pruned) {
+      ++pruned;
+      EXPECT_LT(row.seeds_run, 8u);
+      EXPECT_FALSE(row.slo_met.has_value());
+    }
+  EXPECT_GE(pruned, 1u);
 }
 
 TEST(PlanSearch, AlongAMonotoneDimensionTheFirstPassingValueIsTheAnswer) {
