@@ -15,6 +15,7 @@
 #include "runner/plan.hpp"
 #include "runner/simulation.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/option_checks.hpp"
 #include "tools/slurm_array.hpp"
 
 namespace vramsim {
@@ -34,11 +35,15 @@ std::unique_ptr<PlanCommand> add_plan_command(CLI::App& app) {
   s->add_option("--monotone", c->monotone,
                 "PATH of a --vary whose later values are never worse for the SLOs and never cheaper: binary "
                 "search along it (repeatable)");
-  s->add_option("--seeds", c->seeds, "FIRST..LAST, a seed or seeds separated by commas (default: the scenario's)");
+  s->add_option("--seeds", c->seeds, "FIRST..LAST, a seed or seeds separated by commas (default: the scenario's)")
+      ->check(non_empty("seeds"));
   s->add_option("--confidence", c->confidence, "the one-sided bootstrap confidence of each SLO (default 0.95)");
-  s->add_option("--objective", c->objective, "the run metric to minimise, its mean over seeds (default cost_usd)");
-  s->add_option("-o,--output", c->out, "the CSV file to write: one row per configuration evaluated");
-  s->add_option("-j,--jobs", c->jobs, "runs at a time (default: every core; with --on-slurm, CPUs per task)");
+  s->add_option("--objective", c->objective, "the run metric to minimise, its mean over seeds (default cost_usd)")
+      ->check(non_empty("a run metric"));
+  s->add_option("-o,--output", c->out, "the CSV file to write: one row per configuration evaluated")
+      ->check(non_empty("a file path"));
+  s->add_option("-j,--jobs", c->jobs, "runs at a time, 1 to 1024 (default: every core; with --on-slurm, CPUs per task)")
+      ->check(CLI::Range(1u, 1024u));
   s->add_option("--seed-batch", c->seed_batch, "seeds run at a time per configuration (default 4)");
   s->add_flag("--exhaustive", c->exhaustive,
               "every configuration with every seed: no binary search, pruning or early stop (the grid)");
@@ -46,7 +51,8 @@ std::unique_ptr<PlanCommand> add_plan_command(CLI::App& app) {
   s->add_option("--parts-dir", c->parts_dir,
                 "with --on-slurm: folder for the rounds' part files and logs, on a file system the nodes share "
                 "(default OUT.parts)");
-  s->add_option("--poll", c->poll_s, "with --on-slurm: seconds between squeue polls (default 1)");
+  s->add_option("--poll", c->poll_s, "with --on-slurm: seconds between squeue polls, 0.05 to 3600 (default 1)")
+      ->check(CLI::Range(0.05, 3600.0));
   return c;
 }
 

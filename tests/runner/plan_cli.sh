@@ -62,6 +62,13 @@ bad "--objective 'dollars': expected a run metric" "$scenario" --slo 'req_wait_m
 bad "--seeds '9..2': expected" "$scenario" --slo 'req_wait_mean_s<=1' --seeds 9..2
 bad "--vary apps.0.replicas=x: " "$scenario" --slo 'req_wait_mean_s<=1' --vary apps.0.replicas=1,x
 bad "--parts-dir: expected with --on-slurm only" "$scenario" --slo 'req_wait_mean_s<=1' --parts-dir "$work/p"
+# Option values out of their range, or empty: exit 2 naming the option.
+for args in "-j 0" "-j 1025" "--poll 0" "--seeds=" "--output=" "--objective="; do
+  # shellcheck disable=SC2086
+  run 2 "$scenario" --slo 'req_wait_mean_s<=1' $args
+  grep -q -- "--$(echo "$args" | sed 's/^-j.*/jobs/; s/^--\([a-z]*\).*/\1/')" "$work/err" ||
+    { cat "$work/err"; fail "plan $args: the option is not named"; }
+done
 # A folder where the CSV should go: exit 3 before any run.
 mkdir "$work/dir.csv"
 run 3 "$scenario" --slo 'req_wait_mean_s<=1' -o "$work/dir.csv"
