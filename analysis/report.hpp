@@ -106,6 +106,7 @@ struct PlanTable {
   std::vector<Row> rows;
 };
 PlanTable read_plan_csv(const std::string& path);  // throws ReportInputError
+PlanTable read_plan_csv(std::istream& in, const std::string& path);  // `path` names it in messages
 // The cost frontier of SLO `k`: the rows run with every seed that no cheaper
 // (or equally cheap, earlier) row beats on the SLO's bound, cheapest first.
 std::vector<std::size_t> plan_frontier(const PlanTable& t, std::size_t k);

@@ -134,6 +134,10 @@ void frontier_plot(const PlanTable& t, std::size_t k, const std::string& name, R
 
 PlanTable read_plan_csv(const std::string& path) {
   std::ifstream in = open_input(path);
+  return read_plan_csv(in, path);
+}
+
+PlanTable read_plan_csv(std::istream& in, const std::string& path) {
   PlanTable t;
   t.file = path;
   std::vector<std::string> header, cells;

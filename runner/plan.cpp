@@ -369,7 +369,11 @@ class Search {
         return;
       }
     }
-    if (best_ && !e.keep) {
+    // Below the best on its own monotone line a value is declared no dearer:
+    // a cent of noise must not prune the line's first passing value.
+    const bool below_best = best_ && declared_ && line_of(e.combination) == line_of(best_->second) &&
+                            e.combination < best_->second;
+    if (best_ && !e.keep && !below_best) {
       double sum = 0;
       for (double x : e.values.back()) sum += x;
       const double least = sum / static_cast<double>(full_);

@@ -5,6 +5,7 @@
 #   tools/fuzz.sh 3600       an hour; the corpus in build-fuzz/corpus grows across runs
 #   tools/fuzz.sh 60 swf     the SWF trace reader and replay instead (seeds: tests/fuzz/swf)
 #   tools/fuzz.sh 60 protocol  the live mode's wire protocol (seeds: tests/fuzz/protocol)
+#   tools/fuzz.sh 60 report    the report's plan CSV reader and plan section (seeds: tests/fuzz/report)
 # Seeds: the bundled scenarios and tests/fuzz/regressions. A crash leaves its
 # input in build-fuzz/artifacts/; once fixed it belongs in
 # tests/fuzz/regressions/, which CTest replays on every build.
@@ -19,7 +20,8 @@ case ${2:-scenario} in
   scenario) target=fuzz_scenario corpus=$dir/corpus seeds=(scenarios tests/fuzz/regressions) ;;
   swf) target=fuzz_swf corpus=$dir/corpus-swf seeds=(tests/fuzz/swf) ;;
   protocol) target=fuzz_protocol corpus=$dir/corpus-protocol seeds=(tests/fuzz/protocol) ;;
-  *) echo "fuzz: expected the target scenario, swf or protocol, got '$2'" >&2; exit 2 ;;
+  report) target=fuzz_report corpus=$dir/corpus-report seeds=(tests/fuzz/report) ;;
+  *) echo "fuzz: expected the target scenario, swf, protocol or report, got '$2'" >&2; exit 2 ;;
 esac
 if [ -n "${VRAMSIM_FUZZ_DIR:-}" ]; then
   grep -q '^VRAMSIM_FUZZ:BOOL=ON' "$dir/CMakeCache.txt" 2>/dev/null \

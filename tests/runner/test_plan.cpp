@@ -254,7 +254,7 @@ TEST(PlanSearch, AlongAMonotoneDimensionTheFirstPassingValueIsTheAnswer) {
   // little noise a larger cap reads a cent cheaper. The declaration (a later
   // value is never cheaper) makes the first passing value the answer, in the
   // search and in the grid alike, and the next one the runner-up.
-  PlanSpec spec = line_spec(16, 4, "req_latency_p99_s<=10");
+  PlanSpec spec = line_spec(16, 20, "req_latency_p99_s<=10");  // 20 seeds: early stops and pruning play
   const auto flat = [](const std::vector<double>& x, std::uint64_t) {
     return std::vector<double>{100 / x[0], 1000 - 0.01 * x[0]};
   };
