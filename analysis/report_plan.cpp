@@ -70,18 +70,30 @@ void frontier_plot(const PlanTable& t, std::size_t k, const std::string& name, R
   std::vector<bool> varies(t.params.size(), false);
   for (const auto& r : t.rows)
     for (std::size_t p = 0; p < t.params.size(); ++p) varies[p] = varies[p] || r.values[p] != t.rows[0].values[p];
-  std::string frontier;
-  std::size_t label_count = 0;
-  for (std::size_t i : plan_frontier(t, k)) {
-    const auto& r = t.rows[i];
-    frontier += fixed(r.objective, 6) + " " + fixed(r.bound[k], 9) + "\n";
+  const auto values_of = [&](const PlanTable::Row& r) {
     std::string v;
     for (std::size_t p = 0; p < r.values.size(); ++p)
       if (varies[p]) v += (v.empty() ? "" : ",") + r.values[p];
+    return v;
+  };
+  std::string frontier;
+  std::size_t label_count = 0;
+  bool chosen_on_frontier = false;
+  const auto on_frontier = plan_frontier(t, k);
+  for (std::size_t i : on_frontier) {
+    const auto& r = t.rows[i];
+    frontier += fixed(r.objective, 6) + " " + fixed(r.bound[k], 9) + "\n";
+    chosen_on_frontier = chosen_on_frontier || r.chosen;
     // Alternately above and below: the frontier steps down to the right, so
     // two neighbours' labels do not meet.
-    labels[label_count++ % 2] += fixed(r.objective, 6) + " " + fixed(r.bound[k], 9) + " " + gp_quote(v) + "\n";
+    labels[label_count++ % 2] +=
+        fixed(r.objective, 6) + " " + fixed(r.bound[k], 9) + " " + gp_quote(values_of(r)) + "\n";
   }
+  // A chosen point off the frontier is labelled too (above it).
+  const auto picked = std::find_if(t.rows.begin(), t.rows.end(), [](const auto& r) { return r.chosen; });
+  if (picked != t.rows.end() && !chosen_on_frontier && !std::isinf(picked->bound[k]))
+    labels[0] += fixed(picked->objective, 6) + " " + fixed(picked->bound[k], 9) + " " +
+                 gp_quote("chosen: " + values_of(*picked)) + "\n";
   // Bounds that span two decades or more read on a log axis.
   const bool log_y = lo > 0 && hi / lo >= 100;
   std::string body;
@@ -125,6 +137,17 @@ void frontier_plot(const PlanTable& t, std::size_t k, const std::string& name, R
   for (std::size_t p = 0; p < t.params.size(); ++p)
     if (varies[p]) named += (named.empty() ? "`" : ", `") + t.params[p] + "`";
   if (!named.empty()) md << "The frontier's labels give " << named << ", in that order.\n\n";
+  if (picked != t.rows.end() && !chosen_on_frontier) {
+    // The frontier point that beats it: the dearest one no dearer than it.
+    const PlanTable::Row* beats = nullptr;
+    for (std::size_t f : on_frontier)
+      if (t.rows[f].objective <= picked->objective) beats = &t.rows[f];
+    if (beats)
+      md << "The chosen configuration lies off the frontier: " << setting(t, *beats) << " measured "
+         << figure(picked->objective - beats->objective) << " less " << t.objective
+         << " with a bound as good. Along a `--monotone` dimension a plan takes each line's first passing value, "
+            "declared no dearer than the values after it (`serving.md`, \"Planning\").\n\n";
+  }
   if (never)
     md << never << " configuration(s) had a request that never completed in some seed (an infinite " << s.metric
        << "): listed in the table, not drawn.\n\n";

@@ -533,6 +533,21 @@ TEST(ReportPlan, TheFrontierPlotHasTheSloLineAndTheChosenPoint) {
       << r.markdown;
 }
 
+TEST(ReportPlan, AChosenPointOffTheFrontierIsLabelledAndExplained) {
+  // A10 x3 measured a cent cheaper than the chosen A10 x2 (the first passing
+  // value of its monotone line), with a better bound.
+  std::string csv = kPlanCsv;
+  csv.replace(csv.find("A10,3,20,all_seeds,5,5.5,<=10,1,30"), 34, "A10,3,20,all_seeds,5,5.5,<=10,1,19.99");
+  ReportInputs in;
+  in.plans.push_back(read_plan_csv(temp_file("off.csv", csv)));
+  const ReportFiles r = build_report(in, ReportOptions{});
+  EXPECT_NE(r.markdown.find("The chosen configuration lies off the frontier: cluster.partition.0.gpu=A10 "
+                            "cluster.max_workers=3 measured 0.01 less cost_usd"),
+            std::string::npos)
+      << r.markdown;
+  EXPECT_NE(file_of(r, "plan-off-req_latency_p99_s-labels-0.dat").find("\"chosen: A10,2\""), std::string::npos);
+}
+
 TEST(ReportPlan, ABadPlanCsvIsNamedWithItsLine) {
   for (const auto& [text, want] : std::vector<std::pair<std::string, std::string>>{
            {"x,seeds_run,decision,m_mean,m_bound,m_slo,slo_met,cost_usd,chosen\n1,4,maybe,1,1,<=2,1,3,0\n",
