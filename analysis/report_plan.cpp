@@ -127,7 +127,7 @@ void frontier_plot(const PlanTable& t, std::size_t k, const std::string& name, R
                                                                         " bound, per configuration evaluated") +
                                                     "\nset xlabel " + gp_quote(metric_label(t.objective)) +
                                                     "\nset ylabel " + gp_quote(metric_label(s.metric) + ", bound") +
-                                                    "\nset xrange [0:" + fixed(std::max(x_hi, 1e-9) * 1.25, 6) + "]\n" +
+                                                    "\nset xrange [0:" + fixed(std::max(x_hi, 1e-9) * 1.4, 6) + "]\n" +
                                                     y_axis + "set format y \"%g\"\nset grid\n" +
                                                     "set key below center horizontal maxrows 2\n" + body +
                                                     "\n"));
