@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace vramsim {
@@ -19,9 +20,15 @@ struct ClusterGpuView {
 };
 
 struct SizingRequest {
+  SizingRequest(std::string id = {}, std::optional<std::int64_t> gmb = {}, bool disable = false)
+      : app_id(std::move(id)), gpu_memory_mb(gmb), disable_gpu(disable) {}
   std::string app_id;
   std::optional<std::int64_t> gpu_memory_mb;  // -1 = whole GPU
   bool disable_gpu = false;
+  // A share of one GPU stated exactly, in thousandths (an openb pod's
+  // gpu_milli, in [1, 1000]): the fraction branch takes it as it is, not
+  // rounded to two decimals, so 465 and 535 fill one GPU.
+  std::optional<std::int64_t> gpu_milli;
 };
 
 struct SizingResult {

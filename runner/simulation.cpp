@@ -66,6 +66,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   result.scenario = sc.name.empty() ? sc.file : sc.name;
   result.seed = seed;
   result.policies = policies.label;
+  result.workload = sc.workload_summary;
   Json policy_names = Json::object();
   for (const auto& [m, v] : policies.names) policy_names[m] = v;
 
@@ -167,6 +168,7 @@ void print_summary(const RunResult& r, std::ostream& out) {
   else
     out << "no shutdown: " << m.jobs_left << " job(s) still queued or running at " << format_seconds(m.end_time)
         << " s\n";
+  if (!r.workload.empty()) out << r.workload << "\n";
   if (m.background_jobs > 0)
     out << "background: " << m.background_jobs << " trace job(s) (" << m.background_skipped << " left out), "
         << m.background_started << " started, mean wait " << format_number(std::round(m.background_wait_mean_s))

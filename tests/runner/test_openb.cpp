@@ -9,6 +9,7 @@
 
 #include "scenario/openb_scenario.hpp"
 #include "runner/simulation.hpp"
+#include "tests/support/test_dir.hpp"
 #include "workload/openb.hpp"
 
 using namespace vramsim;
@@ -305,4 +306,76 @@ TEST(OpenbScenario, MaxWorkersIsTheNodeCountUnlessStatedHigher) {
       R"({"cluster": {"mode": "static", "max_workers": 9}, "workload": {"source": "openb", "nodes": "nodes.csv", "pods": "pods.csv"}})",
       openb_dir() + "/case.json");
   EXPECT_EQ(more.control.autoscaler.max_workers, 9);
+}
+
+namespace {
+
+// Runs an openb workload of the given rows (arrivals one a second, never
+// deleted) in a folder of its own, fraction packing over the whole cluster
+// (legacy advertisement) unless `policies` says otherwise; `expect` is the
+// scenario's expect array.
+RunResult run_openb_rows(const std::string& nodes, const std::string& pods, const std::string& expect,
+                         std::optional<std::string> policies = std::nullopt) {
+  const testing_support::TestDir dir;
+  dir.write("nodes.csv", std::string(kNodeHeader) + nodes);
+  dir.write("pods.csv", std::string(kPodHeader) + pods);
+  const std::string path = dir.write(
+      "case.json", R"({"cluster": {"mode": "static", "introspection": {"cpus": 0, "env_build": "0s", "duration": "0s"}},
+                      "policies": {"preset": "fixed", "advertisement": "legacy"},
+                      "workload": {"source": "openb", "nodes": "nodes.csv", "pods": "pods.csv",
+                                   "replay": "arrivals", "samples": 0},
+                      "expect": )" + expect + "}");
+  const Scenario s = load_scenario(path);
+  RunOptions o;
+  o.policies = policies;
+  return run_scenario(s, o);
+}
+
+void expect_all_held(const RunResult& r) {
+  for (const auto& e : r.expectations) EXPECT_TRUE(e.held) << e.path << " " << e.description << ": " << e.why;
+}
+
+}  // namespace
+
+// gpu_milli is asked for exactly: 465 + 535 fill one GPU, 466 + 535 do not
+// (rounded to two decimals both pairs would be 0.47 + 0.54 and 0.47 + 0.54).
+TEST(OpenbScenario, GpuMilliIsKeptExact) {
+  const std::string node = "n-0,8000,65536,1,T4\n";
+  const std::string both = R"([
+    {"event": "replica_placed", "match": {"app": "a", "devices": [0], "num_gpus": 0.465}, "count": 1},
+    {"event": "replica_placed", "match": {"app": "b", "devices": [0], "num_gpus": 0.535}, "count": 1}])";
+  expect_all_held(run_openb_rows(node,
+                                 "a,1000,1024,1,465,,LS,Running,1,9,1\n"
+                                 "b,1000,1024,1,535,,LS,Running,2,9,2\n",
+                                 both));
+  const std::string one = R"([
+    {"event": "replica_placed", "match": {"app": "a", "devices": [0], "num_gpus": 0.466}, "count": 1},
+    {"event": "replica_placed", "match": {"app": "b"}, "count": 0}])";
+  expect_all_held(run_openb_rows(node,
+                                 "a,1000,1024,1,466,,LS,Running,1,9,1\n"
+                                 "b,1000,1024,1,535,,LS,Running,2,9,2\n",
+                                 one));
+}
+
+// A pod's gpu_spec confines it to nodes of the models it names: the first
+// node (a T4) has room, but a pod asking for a V100M32 goes to the second; a
+// pod naming a model no node has is never placed.
+TEST(OpenbScenario, GpuSpecConfinesPlacementToTheNamedModels) {
+  const std::string nodes = "n-0,8000,65536,1,T4\nn-1,8000,65536,1,V100M32\n";
+  const RunResult r = run_openb_rows(nodes,
+                                     "a,1000,1024,1,500,V100M32,LS,Running,1,9,1\n"
+                                     "b,1000,1024,1,200,P100,LS,Running,2,9,2\n"
+                                     "c,1000,1024,1,300,V100M32|T4,LS,Running,3,9,3\n"
+                                     "d,1000,1024,1,400,,LS,Running,4,9,4\n",
+                                     R"([
+    {"event": "replica_placed", "match": {"app": "a", "node": "node-2"}, "count": 1},
+    {"event": "replica_placed", "match": {"app": "b"}, "count": 0},
+    {"event": "replica_placed", "match": {"app": "c", "node": "node-1"}, "count": 1},
+    {"event": "replica_placed", "match": {"app": "d", "node": "node-1"}, "count": 1}])");
+  expect_all_held(r);
+  ASSERT_EQ(r.unplaced.size(), 1u);
+  EXPECT_EQ(r.unplaced[0].app, "b");
+  EXPECT_TRUE(r.unplaced[0].forever);
+  EXPECT_NE(r.workload.find("3 with a gpu_spec, placed only on the GPU models it names"), std::string::npos)
+      << r.workload;
 }
