@@ -19,7 +19,7 @@ struct AppSpec {
   std::string id;
   std::optional<std::int64_t> gpu_memory_mb;
   bool disable_gpu = false;
-  std::optional<std::int64_t> gpu_milli;  // an exact GPU share (SizingRequest::gpu_milli)
+  std::optional<std::int64_t> gpu_milli;  // an exact GPU request (SizingRequest::gpu_milli)
   // Custom resources each replica asks for besides its size (an openb pod's
   // accelerator_type:<models>, which only nodes of those GPU models offer).
   std::map<std::string, double> resources;

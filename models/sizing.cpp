@@ -25,7 +25,7 @@ SizingResult size_gpu(const SizingRequest& req, const ClusterGpuView& view, bool
   }
   const std::int64_t gmb = *req.gpu_memory_mb;
   if (gmb == -1) {
-    r.num_gpus = 1.0;
+    r.num_gpus = req.gpu_milli && *req.gpu_milli >= 1000 ? static_cast<double>(*req.gpu_milli / 1000) : 1.0;
     r.branch = "whole_gpu_sentinel";
     return r;
   }

@@ -25,9 +25,9 @@ struct SizingRequest {
   std::string app_id;
   std::optional<std::int64_t> gpu_memory_mb;  // -1 = whole GPU
   bool disable_gpu = false;
-  // A share of one GPU stated exactly, in thousandths (an openb pod's
-  // gpu_milli, in [1, 1000]): the fraction branch takes it as it is, not
-  // rounded to two decimals, so 465 and 535 fill one GPU.
+  // The GPU request in thousandths, stated exactly (an openb pod's): below
+  // 1000 a share the fraction branch takes unrounded (465 and 535 fill one
+  // GPU); with gpu_memory_mb -1, its thousands are whole GPUs on one node.
   std::optional<std::int64_t> gpu_milli;
 };
 

@@ -204,11 +204,10 @@ std::int64_t add_openb_nodes(const std::vector<OpenbNode>& nodes, const std::vec
 AppSpec openb_app(const OpenbPod& p, std::int64_t min_vram, const std::string& pods_path, OpenbImport& im) {
   AppSpec a;
   a.id = p.name;
-  a.replicas = std::max(1, p.num_gpu);
-  // A multi-GPU pod becomes one whole-GPU replica per GPU, its CPU and
-  // memory split evenly among them.
-  a.cpus = static_cast<double>(p.cpu_milli) / 1000.0 / a.replicas;
-  a.memory_bytes = p.memory_mib * (std::int64_t{1} << 20) / a.replicas;
+  // One replica, a multi-GPU pod's included: its GPUs are one request,
+  // placed all on one node or not at all.
+  a.cpus = static_cast<double>(p.cpu_milli) / 1000.0;
+  a.memory_bytes = p.memory_mib * (std::int64_t{1} << 20);
   if (p.num_gpu == 0) {
     ++im.cpu_pods;
   } else if (p.sharing()) {
@@ -223,7 +222,10 @@ AppSpec openb_app(const OpenbPod& p, std::int64_t min_vram, const std::string& p
     ++im.sharing_pods;
   } else {
     a.gpu_memory_mb = -1;
-    if (p.num_gpu > 1) ++im.multi_gpu_pods;
+    if (p.num_gpu > 1) {
+      a.gpu_milli = std::int64_t{1000} * p.num_gpu;  // whole GPUs, one gang
+      ++im.multi_gpu_pods;
+    }
   }
   if (!p.gpu_spec.empty()) {
     // Placed only on nodes of the models it names.

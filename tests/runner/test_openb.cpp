@@ -222,11 +222,12 @@ TEST(OpenbScenario, PodsBecomeAppsDeployedAndDeletedAtTheirTimes) {
   EXPECT_DOUBLE_EQ(share.cpus, 2.0);
   EXPECT_EQ(share.memory_bytes, 4096LL << 20);
   EXPECT_EQ(share.gpu_memory_mb, 7680);  // 500 milli of the smallest GPU (T4, 15360 MB)
-  const AppSpec& multi = s.apps[2];     // 2 GPUs, 1 CPU, 2048 MiB
-  EXPECT_EQ(multi.replicas, 2);
+  const AppSpec& multi = s.apps[2];     // 2 GPUs, 1 CPU, 2048 MiB: one replica of both GPUs
+  EXPECT_EQ(multi.replicas, 1);
   EXPECT_EQ(multi.gpu_memory_mb, -1);
-  EXPECT_DOUBLE_EQ(multi.cpus, 0.5);
-  EXPECT_EQ(multi.memory_bytes, 1024LL << 20);
+  EXPECT_EQ(multi.gpu_milli, 2000);
+  EXPECT_DOUBLE_EQ(multi.cpus, 1.0);
+  EXPECT_EQ(multi.memory_bytes, 2048LL << 20);
   EXPECT_FALSE(s.apps[3].gpu_memory_mb.has_value());  // CPU only
   // p-0: created at 10 s, deleted at 1000 s of the trace, halved.
   ASSERT_GE(s.actions.size(), 2u);
@@ -378,4 +379,22 @@ TEST(OpenbScenario, GpuSpecConfinesPlacementToTheNamedModels) {
   EXPECT_TRUE(r.unplaced[0].forever);
   EXPECT_NE(r.workload.find("3 with a gpu_spec, placed only on the GPU models it names"), std::string::npos)
       << r.workload;
+}
+
+// A multi-GPU pod is one gang: all its GPUs on one node or none. Two nodes
+// with two free GPUs each hold no three-GPU pod (apart, they would); a
+// two-GPU pod takes both GPUs of one node.
+TEST(OpenbScenario, MultiGpuPodIsOneGangOnOneNode) {
+  const std::string nodes = "n-0,8000,65536,2,T4\nn-1,8000,65536,2,T4\n";
+  const RunResult r = run_openb_rows(nodes,
+                                     "a,1000,1024,2,1000,,LS,Running,1,9,1\n"
+                                     "b,1000,1024,3,1000,,LS,Running,2,9,2\n"
+                                     "c,1000,1024,1,500,,LS,Running,3,9,3\n",
+                                     R"([
+    {"event": "replica_placed", "match": {"app": "a", "node": "node-1", "devices": [0, 1], "num_gpus": 2.0},
+     "count": 1},
+    {"event": "replica_placed", "match": {"app": "b"}, "count": 0},
+    {"app": "b", "admitted": false, "message_contains": "'num_gpus': 3.0"},
+    {"event": "replica_placed", "match": {"app": "c", "node": "node-2"}, "count": 1}])");
+  expect_all_held(r);
 }
