@@ -4,54 +4,6 @@
 
 namespace vramsim {
 
-std::size_t NodeFreeHash::operator()(const NodeFree& n) const {
-  std::size_t h = std::hash<Amount>()(n.cpus);
-  for (Amount f : n.gpu_free) h = h * 1000003u ^ std::hash<Amount>()(f);
-  return h;
-}
-
-Amount unallocatable_gpu(const NodeFree& n, const TaskShape& t) {
-  Amount idle = 0;
-  for (Amount f : n.gpu_free) idle += f;
-  // The task does not fit the node's CPU, or asks for no GPU at all: no free
-  // GPU capacity of the node can go to it.
-  if (t.cpus > n.cpus || t.gpus <= 0) return idle;
-  if (t.gpus < kAmountScale) {
-    // A share must fit inside one GPU: GPUs with less free are fragments.
-    Amount frag = 0;
-    for (Amount f : n.gpu_free)
-      if (f < t.gpus) frag += f;
-    return frag;
-  }
-  const Amount whole = (t.gpus + kAmountScale - 1) / kAmountScale;
-  Amount free_whole = 0, partial = 0;
-  for (Amount f : n.gpu_free) {
-    if (f >= kAmountScale) ++free_whole;
-    else partial += f;
-  }
-  // Whole GPUs: too few wholly free ones and the task cannot start here;
-  // otherwise the partly used GPUs are what it cannot use.
-  return free_whole < whole ? idle : partial;
-}
-
-double expected_unallocatable_gpu(const NodeFree& n, const std::vector<TaskShape>& tasks) {
-  double sum = 0, weight = 0;
-  for (const auto& t : tasks) {
-    sum += t.weight * static_cast<double>(unallocatable_gpu(n, t));
-    weight += t.weight;
-  }
-  return weight > 0 ? sum / weight : 0;
-}
-
-std::vector<TaskShape> merge_shapes(const std::vector<TaskShape>& tasks) {
-  std::map<std::pair<Amount, Amount>, double> w;
-  for (const auto& t : tasks) w[{t.cpus, t.gpus}] += t.weight;
-  std::vector<TaskShape> out;
-  out.reserve(w.size());
-  for (const auto& [k, v] : w) out.push_back(TaskShape{k.first, k.second, v});
-  return out;
-}
-
 void UtilisationSampler::sample(const ClusterState& cluster) {
   Sample s;
   std::map<std::uint32_t, std::uint32_t> counts;

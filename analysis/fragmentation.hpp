@@ -11,32 +11,9 @@
 
 #include "engine/cluster_state.hpp"
 #include "engine/resources.hpp"
+#include "models/fragmentation.hpp"
 
 namespace vramsim {
-
-// One kind of task and how often it occurs in the workload.
-struct TaskShape {
-  Amount cpus = 0;  // per task
-  Amount gpus = 0;  // below kAmountScale: a share of one GPU; else whole GPUs
-  double weight = 1;
-};
-
-// A node as fragmentation sees it: free CPU and each GPU's free share.
-struct NodeFree {
-  Amount cpus = 0;
-  std::vector<Amount> gpu_free;  // per device, in [0, kAmountScale]
-  bool operator==(const NodeFree& o) const = default;
-};
-struct NodeFreeHash {
-  std::size_t operator()(const NodeFree& n) const;
-};
-
-// GPUs (in kAmountScale units) of `n` that task `t` cannot use.
-Amount unallocatable_gpu(const NodeFree& n, const TaskShape& t);
-// The same averaged over the tasks by weight; 0 without tasks.
-double expected_unallocatable_gpu(const NodeFree& n, const std::vector<TaskShape>& tasks);
-// Tasks with equal requests merged, weights summed, in request order.
-std::vector<TaskShape> merge_shapes(const std::vector<TaskShape>& tasks);
 
 // Samples the cluster at chosen times; evaluated once the run ended (the
 // workload's task mix is known only then).

@@ -3,6 +3,7 @@
 // lifecycle, its sizing and admission outcome, and one record per replica
 // (its demand on the scheduler, lifecycle, node and device).
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,10 @@ struct AppSpec {
   std::string id;
   std::optional<std::int64_t> gpu_memory_mb;
   bool disable_gpu = false;
+  std::optional<std::int64_t> gpu_milli;  // an exact GPU request (SizingRequest::gpu_milli)
+  // Custom resources each replica asks for besides its size (an openb pod's
+  // accelerator_type:<models>, which only nodes of those GPU models offer).
+  std::map<std::string, double> resources;
   double cpus = 1;                  // per replica
   std::int64_t memory_bytes = 0;    // per replica
   int replicas = 1;

@@ -123,7 +123,9 @@ void AppsManager::check_deploy(const std::string& id) {
     return;
   }
   const auto view = gpu_view();
-  app.sizing = ctx_.policies.sizing->size({id, app.spec.gpu_memory_mb, app.spec.disable_gpu}, view);
+  SizingRequest sreq(id, app.spec.gpu_memory_mb, app.spec.disable_gpu);
+  sreq.gpu_milli = app.spec.gpu_milli;
+  app.sizing = ctx_.policies.sizing->size(sreq, view);
   memory_.changed(app);
   trace_.record(exec_.now(), "sizing",
                 {{"app", id}, {"branch", app.sizing.branch}, {"num_gpus", app.sizing.num_gpus},
@@ -169,6 +171,7 @@ void AppsManager::submit_replicas(AppRecord& app, const std::string& reason) {
   if (app.sizing.num_gpus > 0) req.set(kGPU, app.sizing.num_gpus);
   if (app.spec.memory_bytes > 0) req.set(kMemory, static_cast<double>(app.spec.memory_bytes));
   if (app.sizing.vram_mb) req.set(kVramMB, static_cast<double>(*app.sizing.vram_mb));
+  for (const auto& [name, amount] : app.spec.resources) req.set(name, amount);
   app.replica_request = req;
   // A redeploy queued behind another of the same app replaces what that one
   // created after this deploy was requested.

@@ -297,7 +297,7 @@ const Placement* ClusterState::placement(DemandId id) const {
   return it == placed_.end() ? nullptr : &it->second;
 }
 
-std::optional<Placement> ClusterState::fit_on(const Node& n, const ResourceSet& request) const {
+std::optional<Placement> ClusterState::fit_on(const Node& n, const ResourceSet& request, int device) const {
   if (!n.alive()) return std::nullopt;
   // Node-level check of everything, GPU included (the node's GPU total is the
   // sum of device fractions, a necessary but not sufficient condition).
@@ -311,9 +311,13 @@ std::optional<Placement> ClusterState::fit_on(const Node& n, const ResourceSet& 
     // Fractional: one device must hold it. Best fit keeps whole devices free
     // for whole requests; ties go to the lowest index.
     int best = -1;
-    for (const auto& d : devs)
-      if (d.free_fraction() >= gpu && (best < 0 || d.free_fraction() < devs[best].free_fraction()))
-        best = d.index;
+    if (device >= 0) {
+      if (static_cast<std::size_t>(device) < devs.size() && devs[device].free_fraction() >= gpu) best = device;
+    } else {
+      for (const auto& d : devs)
+        if (d.free_fraction() >= gpu && (best < 0 || d.free_fraction() < devs[best].free_fraction()))
+          best = d.index;
+    }
     if (best < 0) return std::nullopt;
     p.devices = {best};
     p.device_fractions = {{best, gpu}};
@@ -344,12 +348,42 @@ std::optional<Placement> ClusterState::fit_on(const Node& n, const ResourceSet& 
 std::optional<Placement> ClusterState::find_fit(const ResourceSet& request) const {
   const Amount gpu = request.get_amount(kGPUId);
   if (gpu >= kAmountScale && gpu % kAmountScale != 0) return std::nullopt;  // fits nowhere
+  if (chooser_) {
+    auto options = placement_options(request);
+    if (options.empty()) return std::nullopt;
+    const std::size_t k = chooser_->choose(request, options);
+    return std::move(options.at(k).placement);
+  }
   const FitIndex::Key needs = FitIndex::needs_of(request);
   // The index narrows by the fixed resources; custom ones (slurm_job_id:<id>,
   // accelerator types) are left to the exact check at each candidate.
   for (long i = fit_.find(0, needs); i >= 0; i = fit_.find(static_cast<std::size_t>(i) + 1, needs))
     if (auto p = fit_on(nodes_[static_cast<std::size_t>(i)], request)) return p;
   return std::nullopt;
+}
+
+std::vector<PlacementOption> ClusterState::placement_options(const ResourceSet& request) const {
+  std::vector<PlacementOption> out;
+  const Amount gpu = request.get_amount(kGPUId);
+  if (gpu >= kAmountScale && gpu % kAmountScale != 0) return out;
+  const bool share = gpu > 0 && gpu < kAmountScale;
+  const FitIndex::Key needs = FitIndex::needs_of(request);
+  std::vector<Amount> seen;
+  for (long i = fit_.find(0, needs); i >= 0; i = fit_.find(static_cast<std::size_t>(i) + 1, needs)) {
+    const Node& n = nodes_[static_cast<std::size_t>(i)];
+    if (!share) {
+      if (auto p = fit_on(n, request)) out.push_back({&n, std::move(*p)});
+      continue;
+    }
+    // Devices with equal free shares are interchangeable: the lowest stands for them.
+    seen.clear();
+    for (const auto& d : n.devices()) {
+      if (d.free_fraction() < gpu || std::find(seen.begin(), seen.end(), d.free_fraction()) != seen.end()) continue;
+      seen.push_back(d.free_fraction());
+      if (auto p = fit_on(n, request, d.index)) out.push_back({&n, std::move(*p)});
+    }
+  }
+  return out;
 }
 
 void ClusterState::reindex(std::size_t i) { fit_.set(i, FitIndex::key_of(nodes_[i])); }

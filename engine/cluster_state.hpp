@@ -23,6 +23,7 @@
 #include <climits>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -119,6 +120,21 @@ class FitIndex {
   std::vector<Key> tree_;   // 1-based heap layout, 2 * cap_ entries
 };
 
+// One way to place a request: a node it fits and what it would take there.
+struct PlacementOption {
+  const Node* node = nullptr;
+  Placement placement;
+};
+// Picks one of the options a request fits (ClusterState::placement_options)
+// and returns its index; a placement policy model behind it
+// (models/placement.hpp). Without one the first node that fits takes the
+// request, on its device with the least free share that holds it.
+class PlacementChooser {
+ public:
+  virtual ~PlacementChooser() = default;
+  virtual std::size_t choose(const ResourceSet& request, const std::vector<PlacementOption>& options) const = 0;
+};
+
 // Pending demand of one kind, oldest first (ids ascend with submission).
 using PendingQueue = std::map<DemandId, const Demand*>;
 
@@ -185,6 +201,12 @@ class ClusterState {
   std::vector<Placement> schedule_pending();
   // Where `request` would fit now, without booking anything.
   std::optional<Placement> find_fit(const ResourceSet& request) const;
+  // Every way `request` fits now: the nodes in registration order, and per
+  // node, for a share of one GPU, one option per distinct free share that
+  // holds it (its lowest device), else one option.
+  std::vector<PlacementOption> placement_options(const ResourceSet& request) const;
+  // Placement decided by `chooser` from now on (null: the built-in first fit).
+  void set_placement_chooser(std::shared_ptr<const PlacementChooser> chooser) { chooser_ = std::move(chooser); }
 
   // Driver-observed memory on a device (bytes) at time `now`.
   void observe_device_memory(const NodeId& node, int device, std::int64_t used_bytes, SimTime now);
@@ -216,7 +238,9 @@ class ClusterState {
     bool held = false;  // pending, in no shape's queue (submit_held)
   };
 
-  std::optional<Placement> fit_on(const Node& n, const ResourceSet& request) const;
+  // `device` >= 0: a share goes to that device (if it holds it), not the best fit.
+  std::optional<Placement> fit_on(const Node& n, const ResourceSet& request, int device = -1) const;
+  std::shared_ptr<const PlacementChooser> chooser_;
   void book(const Placement& p);
   void release(const Placement& p);
   void reindex(std::size_t node_index);

@@ -10,7 +10,11 @@ namespace vramsim {
   X(admission)                  \
   X(autoscaler)                 \
   X(shutdown)                   \
-  X(replica_autoscaling)
+  X(replica_autoscaling)        \
+  X(placement)                  \
+  X(placement_first_fit)        \
+  X(placement_best_fit)         \
+  X(placement_fgd)
 
 #define VRAMSIM_DECLARE(name) void register_##name##_policies(PolicyRegistry& r);
 VRAMSIM_POLICY_FILES(VRAMSIM_DECLARE)

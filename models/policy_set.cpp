@@ -18,10 +18,17 @@ PolicySet resolve_policies(const std::string& base, const std::map<std::string, 
     throw UnknownPolicyError("unknown policy preset '" + base + "' (expected legacy or fixed)");
   std::map<std::string, std::string> names;
   for (const auto& m : policy_models()) names[m] = base;
+  std::string placement = PlacementPolicy::kDefault;
   for (const auto& [model, variant] : overrides) {
+    if (model == PlacementPolicy::kModel) {
+      placement = variant;
+      names[model] = variant;
+      continue;
+    }
     if (!names.count(model)) {
       std::string known;
       for (const auto& m : policy_models()) known += (known.empty() ? "" : ", ") + m;
+      known += std::string(", ") + PlacementPolicy::kModel;
       throw UnknownPolicyError("unknown policy model '" + model + "' (expected one of: " + known + ")");
     }
     names[model] = variant;
@@ -33,6 +40,7 @@ PolicySet resolve_policies(const std::string& base, const std::map<std::string, 
   p.admission = reg.make<AdmissionPolicy>(names["admission"]);
   p.autoscaler = reg.make<AutoscalerPolicy>(names["autoscaler"]);
   p.shutdown = reg.make<ShutdownPolicy>(names["shutdown"]);
+  p.placement = reg.make<PlacementPolicy>(placement);
   p.names = names;
   p.label = base;
   if (!overrides.empty()) {

@@ -8,6 +8,7 @@
 #include "models/admission.hpp"
 #include "models/advertisement.hpp"
 #include "models/autoscaler.hpp"
+#include "models/placement.hpp"
 #include "models/shutdown.hpp"
 #include "models/sizing.hpp"
 
@@ -19,6 +20,9 @@ struct PolicySet {
   std::shared_ptr<const AdmissionPolicy> admission;
   std::shared_ptr<const AutoscalerPolicy> autoscaler;
   std::shared_ptr<const ShutdownPolicy> shutdown;
+  // Not part of the presets: `ray` unless a mix names another variant
+  // (placement=fgd); only then is it listed in `names`.
+  std::shared_ptr<const PlacementPolicy> placement;
   std::map<std::string, std::string> names;  // model -> variant
   std::string label;                          // "legacy", "fixed" or "mix(...)"
 };

@@ -25,7 +25,7 @@ SizingResult size_gpu(const SizingRequest& req, const ClusterGpuView& view, bool
   }
   const std::int64_t gmb = *req.gpu_memory_mb;
   if (gmb == -1) {
-    r.num_gpus = 1.0;
+    r.num_gpus = req.gpu_milli && *req.gpu_milli >= 1000 ? static_cast<double>(*req.gpu_milli / 1000) : 1.0;
     r.branch = "whole_gpu_sentinel";
     return r;
   }
@@ -42,7 +42,8 @@ SizingResult size_gpu(const SizingRequest& req, const ClusterGpuView& view, bool
     return r;
   }
   if (view.min_gpu_total_mb && *view.min_gpu_total_mb > 0) {
-    const double f = python_round2(static_cast<double>(gmb) / static_cast<double>(*view.min_gpu_total_mb));
+    const double f = req.gpu_milli ? static_cast<double>(*req.gpu_milli) / 1000.0
+                                   : python_round2(static_cast<double>(gmb) / static_cast<double>(*view.min_gpu_total_mb));
     if (f > kFractionGrace) {
       char buf[256];
       std::snprintf(buf, sizeof buf,

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace vramsim {
@@ -19,9 +20,15 @@ struct ClusterGpuView {
 };
 
 struct SizingRequest {
+  SizingRequest(std::string id = {}, std::optional<std::int64_t> gmb = {}, bool disable = false)
+      : app_id(std::move(id)), gpu_memory_mb(gmb), disable_gpu(disable) {}
   std::string app_id;
   std::optional<std::int64_t> gpu_memory_mb;  // -1 = whole GPU
   bool disable_gpu = false;
+  // The GPU request in thousandths, stated exactly (an openb pod's): below
+  // 1000 a share the fraction branch takes unrounded (465 and 535 fill one
+  // GPU); with gpu_memory_mb -1, its thousands are whole GPUs on one node.
+  std::optional<std::int64_t> gpu_milli;
 };
 
 struct SizingResult {

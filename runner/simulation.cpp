@@ -22,6 +22,41 @@ bool RunResult::all_held() const {
 
 namespace {
 
+// The placement policy behind the engine's chooser, with the workload's
+// typical tasks (what fgd measures fragmentation against).
+class PolicyChooser final : public PlacementChooser {
+ public:
+  PolicyChooser(std::shared_ptr<const PlacementPolicy> p, std::vector<TaskShape> typical)
+      : policy_(std::move(p)), typical_(std::move(typical)) {}
+  std::size_t choose(const ResourceSet& request, const std::vector<PlacementOption>& options) const override {
+    return policy_->choose(request, options, typical_);
+  }
+
+ private:
+  std::shared_ptr<const PlacementPolicy> policy_;
+  std::vector<TaskShape> typical_;
+};
+
+// The scenario's apps as task shapes, by replicas: an exact GPU request as it
+// is, -1 a whole GPU, a VRAM figure as a share of the smallest partition GPU.
+std::vector<TaskShape> scenario_tasks(const Scenario& sc) {
+  std::int64_t min_vram = 0;
+  for (const auto& t : sc.slurm.nodes)
+    if (t.gpus > 0 && t.gpu_memory_mb > 0) min_vram = min_vram ? std::min(min_vram, t.gpu_memory_mb) : t.gpu_memory_mb;
+  std::vector<TaskShape> tasks;
+  for (const auto& a : sc.apps) {
+    Amount gpus = 0;
+    if (a.disable_gpu || !a.gpu_memory_mb || *a.gpu_memory_mb == 0) gpus = 0;
+    else if (a.gpu_milli) gpus = *a.gpu_milli * (kAmountScale / 1000);
+    else if (*a.gpu_memory_mb < 0) gpus = kAmountScale;
+    else if (min_vram > 0)
+      gpus = std::min(kAmountScale, to_amount(static_cast<double>(*a.gpu_memory_mb) / static_cast<double>(min_vram)));
+    tasks.push_back(TaskShape{to_amount(a.cpus), gpus, static_cast<double>(std::max(1, a.replicas))});
+  }
+  return tasks;
+}
+constexpr double kTypicalPopularity = 0.95;  // the FGD paper's popularity threshold
+
 struct World {
   World(const Scenario& sc, std::uint64_t seed, PolicySet policies)
       : rng(seed),
@@ -66,10 +101,15 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   result.scenario = sc.name.empty() ? sc.file : sc.name;
   result.seed = seed;
   result.policies = policies.label;
+  result.workload = sc.workload_summary;
   Json policy_names = Json::object();
   for (const auto& [m, v] : policies.names) policy_names[m] = v;
 
+  std::shared_ptr<const PlacementChooser> chooser;
+  if (policies.names.count(PlacementPolicy::kModel))
+    chooser = std::make_shared<PolicyChooser>(policies.placement, typical_tasks(scenario_tasks(sc), kTypicalPopularity));
   World w(sc, seed, std::move(policies));
+  w.cluster.set_placement_chooser(chooser);
   ScenarioDriver driver(sc, RunView{w.loop, w.cluster, w.backend, w.control, w.trace}, result);
   driver.attach();
   if (!opt.trace_path.empty()) w.trace.add_sink(std::make_shared<JsonLinesSink>(opt.trace_path));
@@ -167,6 +207,7 @@ void print_summary(const RunResult& r, std::ostream& out) {
   else
     out << "no shutdown: " << m.jobs_left << " job(s) still queued or running at " << format_seconds(m.end_time)
         << " s\n";
+  if (!r.workload.empty()) out << r.workload << "\n";
   if (m.background_jobs > 0)
     out << "background: " << m.background_jobs << " trace job(s) (" << m.background_skipped << " left out), "
         << m.background_started << " started, mean wait " << format_number(std::round(m.background_wait_mean_s))

@@ -106,6 +106,7 @@ struct UnplacedDemand {
 struct RunResult {
   std::string scenario, policies;
   std::uint64_t seed = 0;
+  std::string workload;  // Scenario::workload_summary
   std::vector<AppOutcome> apps;
   RunMetrics metrics;
   std::vector<ExpectationResult> expectations;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "engine/format.hpp"
@@ -127,11 +128,31 @@ OpenbOptions parse_openb_options(const Json& w, const std::string& path, Scenari
   return o;
 }
 
+// The custom resource a pod with a gpu_spec asks for: one name per set of
+// allowed models (sorted, so "A|B" and "B|A" are one resource), offered by
+// every node whose model is in the set. Ray's own accelerator constraint is
+// the same mechanism with one model per name.
+std::string gpu_spec_resource(std::vector<std::string> models) {
+  std::sort(models.begin(), models.end());
+  std::string name = "accelerator_type:";
+  for (std::size_t i = 0; i < models.size(); ++i) name += (i ? "|" : "") + models[i];
+  return name;
+}
+constexpr double kGpuSpecAsk = 0.001;  // per pod, as Ray asks for an accelerator type
+
 // One partition node and one warm worker taking all of it per trace node;
 // returns the smallest GPU's VRAM (0: no GPU), what a sharing pod's
 // gpu_milli is a share of.
-std::int64_t add_openb_nodes(const std::vector<OpenbNode>& nodes, const OpenbOptions& o, const std::string& path,
-                             Scenario& s, OpenbImport& im) {
+std::int64_t add_openb_nodes(const std::vector<OpenbNode>& nodes, const std::vector<OpenbPod>& pods,
+                             const OpenbOptions& o, const std::string& path, Scenario& s, OpenbImport& im) {
+  // Every gpu_spec in the pod list: a node offers each one naming its model.
+  std::map<std::string, std::string> specs;  // resource -> "|"-joined models, with '|' around
+  for (const auto& p : pods)
+    if (!p.gpu_spec.empty()) {
+      std::string joined = "|";
+      for (const auto& m : p.gpu_spec) joined += m + "|";
+      specs.emplace(gpu_spec_resource(p.gpu_spec), joined);
+    }
   std::int64_t min_vram = 0;
   for (const auto& n : nodes) {
     const auto where = "line " + std::to_string(n.line);
@@ -155,6 +176,8 @@ std::int64_t add_openb_nodes(const std::vector<OpenbNode>& nodes, const OpenbOpt
       t.gpu_name = m->name;
       t.accelerator_type = n.model;
       t.gpu_memory_mb = m->vram_mb;
+      for (const auto& [resource, models] : specs)
+        if (models.find("|" + n.model + "|") != std::string::npos) t.gpu_labels[resource] = 1.0;
       min_vram = min_vram == 0 ? m->vram_mb : std::min(min_vram, m->vram_mb);
     }
     s.slurm.nodes.push_back(t);
@@ -181,11 +204,10 @@ std::int64_t add_openb_nodes(const std::vector<OpenbNode>& nodes, const OpenbOpt
 AppSpec openb_app(const OpenbPod& p, std::int64_t min_vram, const std::string& pods_path, OpenbImport& im) {
   AppSpec a;
   a.id = p.name;
-  a.replicas = std::max(1, p.num_gpu);
-  // A multi-GPU pod becomes one whole-GPU replica per GPU, its CPU and
-  // memory split evenly among them.
-  a.cpus = static_cast<double>(p.cpu_milli) / 1000.0 / a.replicas;
-  a.memory_bytes = p.memory_mib * (std::int64_t{1} << 20) / a.replicas;
+  // One replica, a multi-GPU pod's included: its GPUs are one request,
+  // placed all on one node or not at all.
+  a.cpus = static_cast<double>(p.cpu_milli) / 1000.0;
+  a.memory_bytes = p.memory_mib * (std::int64_t{1} << 20);
   if (p.num_gpu == 0) {
     ++im.cpu_pods;
   } else if (p.sharing()) {
@@ -196,12 +218,20 @@ AppSpec openb_app(const OpenbPod& p, std::int64_t min_vram, const std::string& p
                           "a GPU-sharing pod, but the node list has no GPU");
     a.gpu_memory_mb = std::max<std::int64_t>(1, std::llround(static_cast<double>(p.gpu_milli) *
                                                              static_cast<double>(min_vram) / 1000.0));
+    a.gpu_milli = p.gpu_milli;  // the fraction asked for exactly, not rounded
     ++im.sharing_pods;
   } else {
     a.gpu_memory_mb = -1;
-    if (p.num_gpu > 1) ++im.multi_gpu_pods;
+    if (p.num_gpu > 1) {
+      a.gpu_milli = std::int64_t{1000} * p.num_gpu;  // whole GPUs, one gang
+      ++im.multi_gpu_pods;
+    }
   }
-  if (!p.gpu_spec.empty()) ++im.pods_with_gpu_spec;
+  if (!p.gpu_spec.empty()) {
+    // Placed only on nodes of the models it names.
+    a.resources[gpu_spec_resource(p.gpu_spec)] = kGpuSpecAsk;
+    ++im.pods_with_gpu_spec;
+  }
   return a;
 }
 
@@ -263,8 +293,13 @@ OpenbImport apply_openb_workload(const Json& w, const std::string& path, bool ho
     throw ScenarioError(o.nodes_path, "file", "expected at most " + std::to_string(limits::kMaxNodes) + " nodes");
 
   OpenbImport im;
-  const std::int64_t min_vram = add_openb_nodes(nodes, o, path, s, im);
+  const std::int64_t min_vram = add_openb_nodes(nodes, pods, o, path, s, im);
   const SimTime last = add_openb_pods(pods, min_vram, o, s, im);
+  s.workload_summary = "openb workload: " + std::to_string(im.nodes) + " nodes (" + std::to_string(im.gpus) +
+                       " GPUs), " + std::to_string(im.pods) + " pods: " + std::to_string(im.sharing_pods) +
+                       " GPU shares, " + std::to_string(im.multi_gpu_pods) + " multi-GPU, " +
+                       std::to_string(im.cpu_pods) + " CPU-only; " + std::to_string(im.pods_with_gpu_spec) +
+                       " with a gpu_spec, placed only on the GPU models it names";
   if (!horizon_given) {
     s.horizon = last + kMinute;
     if (s.horizon > limits::kMaxHorizon)

@@ -13,7 +13,7 @@ namespace vramsim {
 struct OpenbImport {
   std::size_t nodes = 0, gpus = 0, pods = 0;
   std::size_t sharing_pods = 0, multi_gpu_pods = 0, cpu_pods = 0;
-  std::size_t pods_with_gpu_spec = 0;  // constraints not honoured (no accelerator-type resources)
+  std::size_t pods_with_gpu_spec = 0;  // placed only on the GPU models they name
   std::int64_t share_vram_mb = 0;      // the VRAM a gpu_milli of 1000 stands for
 };
 

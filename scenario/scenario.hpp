@@ -144,6 +144,7 @@ struct Scenario {
   WorkerJobSize initial_worker_size;   // defaults unless given
   std::vector<WorkerJobSize> warm_workers;  // more warm workers, one per size (a trace's nodes)
   int utilisation_samples = 0;  // GPU use samples over the horizon (RunMetrics)
+  std::string workload_summary;  // what a trace workload's import made of it (the summary prints it)
   std::vector<AppSpec> apps;
   std::map<std::string, TrafficSpec> traffic;  // serving apps' requests, by app id
   // $.gpu_prices_usd_per_hour: over the built-in on-demand table, by GPU model.

@@ -244,6 +244,8 @@ void SimSlurmBackend::register_node(const std::string& id, const Advertisement& 
   for (int g = 0; g < j.size.gpus; ++g)
     spec.devices.push_back(GpuDevice{g, h.type.gpu_model, h.type.gpu_memory_mb, 0, 0, std::nullopt, 0});
   spec.accelerator_type = j.size.gpus > 0 ? h.type.accelerator_type : "";
+  if (j.size.gpus > 0)
+    for (const auto& [name, amount] : h.type.gpu_labels) spec.resources.set(name, amount);
   if (listener_) listener_->node_registered(std::move(spec));
 }
 

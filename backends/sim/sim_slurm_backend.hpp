@@ -34,6 +34,10 @@ struct PartitionNodeType {
   bool nvidia_smi_present = true;
   bool nvidia_smi_fails = false;
   bool mig_enabled = false;
+  // Custom resources a worker on this node advertises besides its own, only
+  // with GPUs (an openb node: accelerator_type:<models> for each gpu_spec
+  // its GPU model satisfies, docs/workloads-openb.md).
+  std::map<std::string, double> gpu_labels;
 };
 
 // How the partition hands out its nodes.

@@ -9,6 +9,7 @@
 
 #include "scenario/openb_scenario.hpp"
 #include "runner/simulation.hpp"
+#include "tests/support/test_dir.hpp"
 #include "workload/openb.hpp"
 
 using namespace vramsim;
@@ -221,11 +222,12 @@ TEST(OpenbScenario, PodsBecomeAppsDeployedAndDeletedAtTheirTimes) {
   EXPECT_DOUBLE_EQ(share.cpus, 2.0);
   EXPECT_EQ(share.memory_bytes, 4096LL << 20);
   EXPECT_EQ(share.gpu_memory_mb, 7680);  // 500 milli of the smallest GPU (T4, 15360 MB)
-  const AppSpec& multi = s.apps[2];     // 2 GPUs, 1 CPU, 2048 MiB
-  EXPECT_EQ(multi.replicas, 2);
+  const AppSpec& multi = s.apps[2];     // 2 GPUs, 1 CPU, 2048 MiB: one replica of both GPUs
+  EXPECT_EQ(multi.replicas, 1);
   EXPECT_EQ(multi.gpu_memory_mb, -1);
-  EXPECT_DOUBLE_EQ(multi.cpus, 0.5);
-  EXPECT_EQ(multi.memory_bytes, 1024LL << 20);
+  EXPECT_EQ(multi.gpu_milli, 2000);
+  EXPECT_DOUBLE_EQ(multi.cpus, 1.0);
+  EXPECT_EQ(multi.memory_bytes, 2048LL << 20);
   EXPECT_FALSE(s.apps[3].gpu_memory_mb.has_value());  // CPU only
   // p-0: created at 10 s, deleted at 1000 s of the trace, halved.
   ASSERT_GE(s.actions.size(), 2u);
@@ -305,4 +307,94 @@ TEST(OpenbScenario, MaxWorkersIsTheNodeCountUnlessStatedHigher) {
       R"({"cluster": {"mode": "static", "max_workers": 9}, "workload": {"source": "openb", "nodes": "nodes.csv", "pods": "pods.csv"}})",
       openb_dir() + "/case.json");
   EXPECT_EQ(more.control.autoscaler.max_workers, 9);
+}
+
+namespace {
+
+// Runs an openb workload of the given rows (arrivals one a second, never
+// deleted) in a folder of its own, fraction packing over the whole cluster
+// (legacy advertisement) unless `policies` says otherwise; `expect` is the
+// scenario's expect array.
+RunResult run_openb_rows(const std::string& nodes, const std::string& pods, const std::string& expect,
+                         std::optional<std::string> policies = std::nullopt) {
+  const testing_support::TestDir dir;
+  dir.write("nodes.csv", std::string(kNodeHeader) + nodes);
+  dir.write("pods.csv", std::string(kPodHeader) + pods);
+  const std::string path = dir.write(
+      "case.json", R"({"cluster": {"mode": "static", "introspection": {"cpus": 0, "env_build": "0s", "duration": "0s"}},
+                      "policies": {"preset": "fixed", "advertisement": "legacy"},
+                      "workload": {"source": "openb", "nodes": "nodes.csv", "pods": "pods.csv",
+                                   "replay": "arrivals", "samples": 0},
+                      "expect": )" + expect + "}");
+  const Scenario s = load_scenario(path);
+  RunOptions o;
+  o.policies = policies;
+  return run_scenario(s, o);
+}
+
+void expect_all_held(const RunResult& r) {
+  for (const auto& e : r.expectations) EXPECT_TRUE(e.held) << e.path << " " << e.description << ": " << e.why;
+}
+
+}  // namespace
+
+// gpu_milli is asked for exactly: 465 + 535 fill one GPU, 466 + 535 do not
+// (rounded to two decimals both pairs would be 0.47 + 0.54 and 0.47 + 0.54).
+TEST(OpenbScenario, GpuMilliIsKeptExact) {
+  const std::string node = "n-0,8000,65536,1,T4\n";
+  const std::string both = R"([
+    {"event": "replica_placed", "match": {"app": "a", "devices": [0], "num_gpus": 0.465}, "count": 1},
+    {"event": "replica_placed", "match": {"app": "b", "devices": [0], "num_gpus": 0.535}, "count": 1}])";
+  expect_all_held(run_openb_rows(node,
+                                 "a,1000,1024,1,465,,LS,Running,1,9,1\n"
+                                 "b,1000,1024,1,535,,LS,Running,2,9,2\n",
+                                 both));
+  const std::string one = R"([
+    {"event": "replica_placed", "match": {"app": "a", "devices": [0], "num_gpus": 0.466}, "count": 1},
+    {"event": "replica_placed", "match": {"app": "b"}, "count": 0}])";
+  expect_all_held(run_openb_rows(node,
+                                 "a,1000,1024,1,466,,LS,Running,1,9,1\n"
+                                 "b,1000,1024,1,535,,LS,Running,2,9,2\n",
+                                 one));
+}
+
+// A pod's gpu_spec confines it to nodes of the models it names: the first
+// node (a T4) has room, but a pod asking for a V100M32 goes to the second; a
+// pod naming a model no node has is never placed.
+TEST(OpenbScenario, GpuSpecConfinesPlacementToTheNamedModels) {
+  const std::string nodes = "n-0,8000,65536,1,T4\nn-1,8000,65536,1,V100M32\n";
+  const RunResult r = run_openb_rows(nodes,
+                                     "a,1000,1024,1,500,V100M32,LS,Running,1,9,1\n"
+                                     "b,1000,1024,1,200,P100,LS,Running,2,9,2\n"
+                                     "c,1000,1024,1,300,V100M32|T4,LS,Running,3,9,3\n"
+                                     "d,1000,1024,1,400,,LS,Running,4,9,4\n",
+                                     R"([
+    {"event": "replica_placed", "match": {"app": "a", "node": "node-2"}, "count": 1},
+    {"event": "replica_placed", "match": {"app": "b"}, "count": 0},
+    {"event": "replica_placed", "match": {"app": "c", "node": "node-1"}, "count": 1},
+    {"event": "replica_placed", "match": {"app": "d", "node": "node-1"}, "count": 1}])");
+  expect_all_held(r);
+  ASSERT_EQ(r.unplaced.size(), 1u);
+  EXPECT_EQ(r.unplaced[0].app, "b");
+  EXPECT_TRUE(r.unplaced[0].forever);
+  EXPECT_NE(r.workload.find("3 with a gpu_spec, placed only on the GPU models it names"), std::string::npos)
+      << r.workload;
+}
+
+// A multi-GPU pod is one gang: all its GPUs on one node or none. Two nodes
+// with two free GPUs each hold no three-GPU pod (apart, they would); a
+// two-GPU pod takes both GPUs of one node.
+TEST(OpenbScenario, MultiGpuPodIsOneGangOnOneNode) {
+  const std::string nodes = "n-0,8000,65536,2,T4\nn-1,8000,65536,2,T4\n";
+  const RunResult r = run_openb_rows(nodes,
+                                     "a,1000,1024,2,1000,,LS,Running,1,9,1\n"
+                                     "b,1000,1024,3,1000,,LS,Running,2,9,2\n"
+                                     "c,1000,1024,1,500,,LS,Running,3,9,3\n",
+                                     R"([
+    {"event": "replica_placed", "match": {"app": "a", "node": "node-1", "devices": [0, 1], "num_gpus": 2.0},
+     "count": 1},
+    {"event": "replica_placed", "match": {"app": "b"}, "count": 0},
+    {"app": "b", "admitted": false, "message_contains": "'num_gpus': 3.0"},
+    {"event": "replica_placed", "match": {"app": "c", "node": "node-2"}, "count": 1}])");
+  expect_all_held(r);
 }
