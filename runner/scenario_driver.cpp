@@ -275,7 +275,8 @@ ExpectationResult check_metric(const Expectation& e, const RunMetrics& m) {
   r.name = e.name;
   const std::map<std::string, std::optional<double>> values = {
       {"jobs_submitted", m.jobs_submitted}, {"jobs_cancelled", m.jobs_cancelled}, {"jobs_left", m.jobs_left},
-      {"jobs_timeout", m.jobs_timeout}, {"orphaned_job_seconds", m.orphaned_job_seconds},
+      {"jobs_timeout", m.jobs_timeout}, {"jobs_never_started", m.jobs_never_started},
+      {"orphaned_job_seconds", m.orphaned_job_seconds},
       {"scale_ups", m.scale_ups}, {"scale_downs", m.scale_downs}, {"device_overbookings", m.device_overbookings},
       {"sbatch_refusals", m.sbatch_refusals}, {"pending_forever", static_cast<double>(m.pending_forever)},
       {"gpu_fragmentation", m.gpu_fragmentation}, {"gpu_fragmentation_share", m.gpu_fragmentation_share},
@@ -402,6 +403,7 @@ void RunMetrics::for_each(const std::function<void(const char*, std::optional<do
   f("jobs_cancelled", jobs_cancelled);
   f("jobs_timeout", jobs_timeout);
   f("jobs_left", jobs_left);
+  f("jobs_never_started", jobs_never_started);
   f("orphaned_job_seconds", orphaned_job_seconds);
   f("scale_ups", scale_ups);
   f("scale_downs", scale_downs);
@@ -448,6 +450,7 @@ void RunMetrics::for_each(const std::function<void(const char*, std::optional<do
   f("background_jobs", bg(static_cast<double>(background_jobs)));
   f("background_skipped", bg(static_cast<double>(background_skipped)));
   f("background_started", bg(static_cast<double>(background_started)));
+  f("background_never_started", bg(static_cast<double>(background_never_started)));
   f("background_wait_mean_s", bg(background_wait_mean_s));
   f("background_core_share", bg(background_core_share));
 }

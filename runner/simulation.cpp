@@ -145,6 +145,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
       }
       if (j.life.state() == JobState::Cancelled) ++m.jobs_cancelled;
       if (j.life.state() == JobState::Timeout) ++m.jobs_timeout;
+      if (!j.started) ++m.jobs_never_started;
       if (!shutdown_at && !is_terminal(j.life.state())) ++m.jobs_left;
       if (shutdown_at && j.started) {
         const SimTime from = std::max(*j.started, *shutdown_at);
@@ -160,6 +161,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
       m.background_jobs = b.jobs;
       m.background_skipped = sc.background_skipped;
       m.background_started = b.started;
+      m.background_never_started = b.jobs > b.started ? b.jobs - b.started : 0;
       m.background_wait_mean_s = b.started ? b.wait_s / static_cast<double>(b.started) : 0;
       double cores = 0;
       for (const auto& t : sc.slurm.nodes) cores += static_cast<double>(t.cpus) * t.count;

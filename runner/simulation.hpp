@@ -48,6 +48,7 @@ struct AppOutcome {
 
 struct RunMetrics {
   int jobs_submitted = 0, jobs_cancelled = 0, jobs_timeout = 0, jobs_left = 0;
+  int jobs_never_started = 0;   // ended or left without ever running (cancelled while queued, ...)
   double orphaned_job_seconds = 0;   // allocation held by jobs after shutdown
   int scale_ups = 0, scale_downs = 0, device_overbookings = 0;
   int sbatch_refusals = 0;           // worker jobs sbatch refused (job_rejected)
@@ -60,6 +61,7 @@ struct RunMetrics {
   // Background load (cluster.background): trace jobs in the run, left out,
   // started, their mean wait, and the partition's cores they kept busy.
   std::size_t background_jobs = 0, background_skipped = 0, background_started = 0;
+  std::size_t background_never_started = 0;  // in the run, still queued at its end
   double background_wait_mean_s = 0, background_core_share = 0;
   // Capacity figures (docs/sweeps.md); nullopt where there is nothing to measure.
   std::optional<double> ttr_p50_s, ttr_p95_s, ttr_p99_s;  // time to RUNNING over apps that got there

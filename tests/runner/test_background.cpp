@@ -86,6 +86,14 @@ TEST(BackgroundLoad, TheWorkerJobWaitsForTheJobsAheadOfIt) {
   }
 }
 
+TEST(BackgroundLoad, AJobStillQueuedAtTheEndIsCountedAsNeverStarted) {
+  // D wants both nodes from 7100 s, but the worker holds one until the 2 h horizon.
+  const Outcome o = run("fcfs", kLoad + swf_job(4, 7100, 60, 8, 60));
+  EXPECT_EQ(o.metrics.background_jobs, 4u);
+  EXPECT_EQ(o.metrics.background_started, 3u);
+  EXPECT_EQ(o.metrics.background_never_started, 1u);
+}
+
 TEST(BackgroundLoad, EasyBackfillsTheShortJobThatFcfsHoldsBack) {
   // FCFS: C starts at 2000 beside the worker; EASY: C fits before B's
   // reservation on the idle node and starts at once.

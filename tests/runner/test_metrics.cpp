@@ -134,3 +134,27 @@ TEST(Metrics, ForEachNamesEveryMetricOnceInAFixedOrder) {
   m.for_each([&](const char* n, std::optional<double>) { again.push_back(n); });
   EXPECT_EQ(names, again);
 }
+
+// Every worker job's ending has a column: one cancelled while queued counts
+// as never started; one that ran and was left behind does not.
+TEST(Metrics, AJobCancelledWhileQueuedNeverStarted) {
+  for (const std::string policies : {"legacy", "fixed"}) {
+    Scenario sc = load_scenario(std::string(VRAMSIM_SOURCE_DIR) + "/scenarios/shutdown-sweep.json");
+    RunOptions opt;
+    opt.policies = policies;
+    const RunResult r = run_scenario(sc, opt);
+    ASSERT_EQ(r.metrics.jobs_submitted, 1) << policies;
+    if (policies == "fixed") {
+      EXPECT_EQ(r.metrics.jobs_cancelled, 1);
+      EXPECT_EQ(r.metrics.jobs_never_started, 1) << "scancelled while queued";
+    } else {
+      EXPECT_EQ(r.metrics.jobs_left, 1);
+      EXPECT_EQ(r.metrics.jobs_never_started, 0) << "left behind, it ran";
+    }
+    std::optional<double> column;
+    r.metrics.for_each([&](const char* name, std::optional<double> v) {
+      if (std::string(name) == "jobs_never_started") column = v;
+    });
+    EXPECT_EQ(column, std::optional<double>(r.metrics.jobs_never_started));
+  }
+}
