@@ -59,4 +59,49 @@ UtilisationSampler::Result UtilisationSampler::evaluate(const std::vector<TaskSh
   return r;
 }
 
+double FragmentationMeter::node_fragmentation(const Node& n, double& allocated) {
+  key_.cpus = n.available.get_amount(kCPUId);
+  key_.gpu_free.clear();
+  allocated = 0;
+  for (const auto& d : n.devices()) {
+    key_.gpu_free.push_back(std::clamp<Amount>(d.free_fraction(), 0, kAmountScale));
+    allocated += std::min(1.0, to_double(d.fraction_booked));
+  }
+  std::sort(key_.gpu_free.begin(), key_.gpu_free.end());
+  auto it = memo_.find(key_);
+  if (it == memo_.end())
+    it = memo_.emplace(key_, expected_unallocatable_gpu(key_, tasks_) / kAmountScale).first;
+  return it->second;
+}
+
+ClusterFragmentation FragmentationMeter::measure(const ClusterState& cluster) {
+  ClusterFragmentation c;
+  for (const Node* n : cluster.alive_nodes()) {
+    if (n->devices().empty()) continue;
+    double allocated = 0;
+    const double f = node_fragmentation(*n, allocated);
+    c.gpus += static_cast<double>(n->devices().size());
+    c.allocated += allocated;
+    c.fragmented += f;
+    if (f > 0) ++c.nodes_fragmented;
+    c.node_max = std::max(c.node_max, f);
+  }
+  return c;
+}
+
+std::vector<NodeFragmentation> FragmentationMeter::per_node(const ClusterState& cluster) {
+  std::vector<NodeFragmentation> out;
+  for (const Node* n : cluster.alive_nodes()) {
+    if (n->devices().empty()) continue;
+    NodeFragmentation r;
+    r.node = n->id;
+    r.model = n->spec.accelerator_type;
+    r.gpus = static_cast<int>(n->devices().size());
+    r.fragmented = node_fragmentation(*n, r.allocated);
+    r.cpus_free = to_double(n->available.get_amount(kCPUId));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 }  // namespace vramsim

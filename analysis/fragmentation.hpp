@@ -6,6 +6,7 @@
 // case by case, is in docs/workloads-openb.md.
 #include <cstdint>
 #include <map>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -38,6 +39,35 @@ class UtilisationSampler {
   std::unordered_map<NodeFree, std::uint32_t, NodeFreeHash> state_index_;  // distinct node states seen
   std::vector<const NodeFree*> states_;
   std::vector<Sample> samples_;
+};
+
+// The cluster now, as the FGD paper counts it (`vramsim run --frag-csv`):
+// its GPUs, the capacity booked, and the fragmentation against fixed typical
+// tasks. Each distinct node state is measured once, however often it recurs.
+struct ClusterFragmentation {
+  double gpus = 0;        // GPUs of the alive GPU nodes
+  double allocated = 0;   // GPU capacity booked, GPUs
+  double fragmented = 0;  // the FGD measure summed over the nodes, GPUs
+  std::size_t nodes_fragmented = 0;  // GPU nodes with any fragmentation
+  double node_max = 0;    // the most fragmented node's figure, GPUs
+  double unallocated() const { return gpus - allocated; }
+};
+struct NodeFragmentation {
+  std::string node, model;  // node id, its accelerator type
+  int gpus = 0;
+  double allocated = 0, fragmented = 0, cpus_free = 0;
+};
+class FragmentationMeter {
+ public:
+  explicit FragmentationMeter(std::vector<TaskShape> typical) : tasks_(merge_shapes(typical)) {}
+  ClusterFragmentation measure(const ClusterState& cluster);
+  std::vector<NodeFragmentation> per_node(const ClusterState& cluster);  // GPU nodes in registration order
+
+ private:
+  double node_fragmentation(const Node& n, double& allocated);  // GPUs
+  std::vector<TaskShape> tasks_;
+  std::unordered_map<NodeFree, double, NodeFreeHash> memo_;
+  NodeFree key_;
 };
 
 }  // namespace vramsim

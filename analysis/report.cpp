@@ -793,6 +793,7 @@ ReportFiles build_report(const ReportInputs& in, const ReportOptions& opt) {
   for (const auto& [name, series] : in.serving) b.serving(name, series);
   for (const auto& t : in.sweeps) b.sweep(t);
   for (const auto& t : in.plans) plan_section(t, b.out, b.md);
+  if (!in.fragmentation.empty()) frag_section(in.fragmentation, b.out, b.md);
   b.out.markdown = b.md.str();
   return std::move(b.out);
 }

@@ -111,6 +111,24 @@ PlanTable read_plan_csv(std::istream& in, const std::string& path);  // `path` n
 // (or equally cheap, earlier) row beats on the SLO's bound, cheapest first.
 std::vector<std::size_t> plan_frontier(const PlanTable& t, std::size_t k);
 
+// A fragmentation CSV (`vramsim run --frag-csv`): one point per arrival.
+struct FragPoint {
+  double arrived_share = 0;  // GPU demand arrived so far / the cluster's GPUs
+  double arrived = 0;        // GPU demand arrived so far, GPUs
+  double gpus = 0, allocated = 0, unallocated = 0, fragmented = 0;  // GPUs
+};
+struct FragSeries {
+  std::string file, label;  // label: the placement column, else the file's stem
+  std::vector<FragPoint> points;
+};
+FragSeries read_frag_csv(const std::string& path);  // throws ReportInputError
+FragSeries read_frag_csv(std::istream& in, const std::string& path);  // `path` names it in messages
+// The last point at or below an arrived share; nullopt before the first.
+std::optional<FragPoint> frag_at(const FragSeries& s, double arrived_share);
+// The arrived share at the first arrival whose demand found no room (GPUs
+// allocated fall short of the demand arrived by more than 0.001 GPU).
+std::optional<double> frag_first_shortfall(const FragSeries& s);
+
 // Per value of `param` (in first-seen order), the mean of `metric` over the
 // rows where it is a number.
 std::vector<std::pair<std::string, double>> sweep_curve(const SweepTable& t, const std::string& param,
@@ -171,6 +189,7 @@ struct ReportInputs {
   std::vector<std::pair<std::string, std::vector<ServeSeries>>> serving;   // (file stem, series)
   std::vector<SweepTable> sweeps;
   std::vector<PlanTable> plans;
+  std::vector<FragSeries> fragmentation;  // drawn together, one curve each
 };
 struct ReportOptions {
   std::vector<std::string> metrics;     // sweep metrics to plot (default: up to 4 that vary)

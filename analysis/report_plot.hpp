@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace vramsim::report_plot {
 
@@ -34,7 +35,11 @@ std::string metric_label(const std::string& metric);
 namespace vramsim {
 struct PlanTable;
 struct ReportFiles;
+struct FragSeries;
 // The report's section on one plan: its table, and per SLO the cost
 // frontier with the SLO line and the chosen configuration.
 void plan_section(const PlanTable& t, ReportFiles& out, std::ostream& md);
+// The fragmentation section (the FGD paper's figures): unallocated and
+// fragmented GPUs against the arrived workload, one curve per series.
+void frag_section(const std::vector<FragSeries>& series, ReportFiles& out, std::ostream& md);
 }  // namespace vramsim

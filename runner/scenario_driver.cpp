@@ -573,9 +573,58 @@ void ScenarioDriver::finish(SimTime end, std::uint64_t events, const Json& end_f
   check_expectations(end);
 }
 
+void ScenarioDriver::schedule_fragmentation(const std::string& path, const std::string& nodes_path,
+                                            const std::string& placement, const std::vector<TaskShape>& tasks,
+                                            const std::vector<TaskShape>& typical) {
+  frag_csv_ = std::make_unique<OutputFile>(path);
+  frag_csv_->write("arrival,time_s,pod,placement,pod_gpus,arrived_gpus,arrived_share,gpus,allocated_gpus,"
+                   "unallocated_gpus,fragmented_gpus,nodes_fragmented,node_fragmentation_max\n");
+  frag_nodes_path_ = nodes_path;
+  frag_placement_ = placement;
+  frag_meter_ = std::make_unique<FragmentationMeter>(typical);
+  std::map<std::string, double> demand;
+  for (std::size_t i = 0; i < sc_.apps.size() && i < tasks.size(); ++i)
+    demand[sc_.apps[i].id] = to_double(tasks[i].gpus) * std::max(1, sc_.apps[i].replicas);
+  for (const auto& a : sc_.actions)
+    if (a.kind == "deploy") arrivals_.push_back(Arrival{a.at, a.app, demand.count(a.app) ? demand[a.app] : 0.0});
+  // Each arrival's row just before the next arrival time; the last ones at
+  // the end of the run (close_trace).
+  for (std::size_t i = 0; i + 1 < arrivals_.size(); ++i) {
+    const SimTime at = arrivals_[i].at, next = arrivals_[i + 1].at;
+    if (next > at) w_.exec.at(std::max(at, next - 1), [this, at] { fragmentation_rows(at); });
+  }
+}
+
+void ScenarioDriver::fragmentation_rows(SimTime upto) {
+  if (arrivals_written_ >= arrivals_.size() || arrivals_[arrivals_written_].at > upto) return;
+  const ClusterFragmentation c = frag_meter_->measure(w_.cluster);
+  const std::string state = "," + format_amount(c.gpus) + "," + format_amount(c.allocated) + "," +
+                            format_amount(c.unallocated()) + "," + format_amount(c.fragmented) + "," +
+                            std::to_string(c.nodes_fragmented) + "," + format_amount(c.node_max) + "\n";
+  for (; arrivals_written_ < arrivals_.size() && arrivals_[arrivals_written_].at <= upto; ++arrivals_written_) {
+    const Arrival& a = arrivals_[arrivals_written_];
+    arrived_gpus_ += a.gpus;
+    frag_csv_->write(std::to_string(arrivals_written_ + 1) + "," + format_number(to_seconds(a.at)) + "," + a.app +
+                     "," + frag_placement_ + "," + format_amount(a.gpus) + "," + format_amount(arrived_gpus_) + "," +
+                     format_amount(c.gpus > 0 ? arrived_gpus_ / c.gpus : 0) + state);
+  }
+}
+
 void ScenarioDriver::close_trace(SimTime end, std::uint64_t events, const Json& end_fields) {
   timeline_.cancel();
   if (csv_) csv_->close();
+  if (frag_csv_) {
+    fragmentation_rows(kTimeMax);
+    frag_csv_->close();
+    if (!frag_nodes_path_.empty()) {
+      OutputFile nodes(frag_nodes_path_);
+      nodes.write("node,model,gpus,allocated_gpus,fragmented_gpus,cpus_free\n");
+      for (const auto& n : frag_meter_->per_node(w_.cluster))
+        nodes.write(n.node + "," + n.model + "," + std::to_string(n.gpus) + "," + format_amount(n.allocated) + "," +
+                    format_amount(n.fragmented) + "," + format_amount(n.cpus_free) + "\n");
+      nodes.close();
+    }
+  }
   serve_timeline_.cancel();
   if (serve_csv_) serve_csv_->close();
   // What never found a node, said in the trace before the run ends.

@@ -51,6 +51,15 @@ class ScenarioDriver {
   // The serving timeline: every `window`, one CSV row per serving app
   // (docs/serving.md, "Timeline"), written to `path` as the run goes.
   void schedule_serve_timeline(const std::string& path, Duration window);
+  // The FGD paper's picture (`--frag-csv`, docs/workloads-openb.md): one
+  // CSV row per deployed app ("pod") just before the next arrival, so each
+  // arrival's placement is settled: its GPU demand, the demand arrived so
+  // far, the GPUs allocated, unallocated and fragmented against `typical`.
+  // `tasks` are the scenario's apps as task shapes, in app order (their GPU
+  // demand); `placement` names the policy in every row. With `nodes_path`,
+  // each GPU node's figures at the end of the run.
+  void schedule_fragmentation(const std::string& path, const std::string& nodes_path, const std::string& placement,
+                              const std::vector<TaskShape>& tasks, const std::vector<TaskShape>& typical);
   // What a `shutdown` action does; default: the control plane's shutdown.
   std::function<void()> on_shutdown_action;
   // Runs after every action (live: is the run over?).
@@ -82,6 +91,7 @@ class ScenarioDriver {
   void next_arrival(const std::string& app_id);
   void serve_metrics(RunMetrics& m);
   void cost_metrics(RunMetrics& m);
+  void fragmentation_rows(SimTime upto);  // rows for the arrivals at or before `upto`
   struct Traffic {
     std::unique_ptr<TrafficSource> source;
     SimTime origin = 0;
@@ -106,6 +116,17 @@ class ScenarioDriver {
   std::map<std::string, ServeStats> serve_stats_;  // taken as the trace closes
   Executor::Periodic serve_timeline_;
   Duration serve_window_ = 0;
+  struct Arrival {
+    SimTime at = 0;
+    std::string app;
+    double gpus = 0;
+  };
+  std::vector<Arrival> arrivals_;
+  std::size_t arrivals_written_ = 0;
+  double arrived_gpus_ = 0;
+  std::string frag_placement_, frag_nodes_path_;
+  std::unique_ptr<OutputFile> frag_csv_;
+  std::unique_ptr<FragmentationMeter> frag_meter_;
 };
 
 }  // namespace vramsim

@@ -37,8 +37,21 @@ class PolicyChooser final : public PlacementChooser {
   std::vector<TaskShape> typical_;
 };
 
-// The scenario's apps as task shapes, by replicas: an exact GPU request as it
-// is, -1 a whole GPU, a VRAM figure as a share of the smallest partition GPU.
+struct World {
+  World(const Scenario& sc, std::uint64_t seed, PolicySet policies)
+      : rng(seed),
+        backend(loop, rng, trace, sc.slurm, policies.advertisement),
+        control(loop, backend, cluster, trace, rng, std::move(policies), sc.control) {}
+  EventLoop loop;
+  RandomStreams rng;
+  TraceRecorder trace;
+  ClusterState cluster;
+  SimSlurmBackend backend;
+  ControlPlane control;
+};
+
+}  // namespace
+
 std::vector<TaskShape> scenario_tasks(const Scenario& sc) {
   std::int64_t min_vram = 0;
   for (const auto& t : sc.slurm.nodes)
@@ -55,22 +68,6 @@ std::vector<TaskShape> scenario_tasks(const Scenario& sc) {
   }
   return tasks;
 }
-constexpr double kTypicalPopularity = 0.95;  // the FGD paper's popularity threshold
-
-struct World {
-  World(const Scenario& sc, std::uint64_t seed, PolicySet policies)
-      : rng(seed),
-        backend(loop, rng, trace, sc.slurm, policies.advertisement),
-        control(loop, backend, cluster, trace, rng, std::move(policies), sc.control) {}
-  EventLoop loop;
-  RandomStreams rng;
-  TraceRecorder trace;
-  ClusterState cluster;
-  SimSlurmBackend backend;
-  ControlPlane control;
-};
-
-}  // namespace
 
 void add_head_node(ClusterState& cluster, TraceRecorder& trace, const Scenario& sc) {
   NodeSpec head;
@@ -106,8 +103,11 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   for (const auto& [m, v] : policies.names) policy_names[m] = v;
 
   std::shared_ptr<const PlacementChooser> chooser;
-  if (policies.names.count(PlacementPolicy::kModel))
-    chooser = std::make_shared<PolicyChooser>(policies.placement, typical_tasks(scenario_tasks(sc), kTypicalPopularity));
+  const std::vector<TaskShape> tasks = scenario_tasks(sc);
+  const std::vector<TaskShape> typical = typical_tasks(tasks, kTypicalPopularity);
+  const auto placement_name = policies.names.find(PlacementPolicy::kModel);
+  const std::string placement = placement_name == policies.names.end() ? "ray" : placement_name->second;
+  if (placement_name != policies.names.end()) chooser = std::make_shared<PolicyChooser>(policies.placement, typical);
   World w(sc, seed, std::move(policies));
   w.cluster.set_placement_chooser(chooser);
   ScenarioDriver driver(sc, RunView{w.loop, w.cluster, w.backend, w.control, w.trace}, result);
@@ -127,6 +127,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   w.control.start();
   driver.schedule(opt.status_at, opt.status_every, opt.status_csv_path);
   if (!opt.serve_timeline_path.empty()) driver.schedule_serve_timeline(opt.serve_timeline_path, opt.serve_window);
+  if (!opt.frag_csv_path.empty())
+    driver.schedule_fragmentation(opt.frag_csv_path, opt.frag_nodes_csv_path, placement, tasks, typical);
 
   w.loop.run(sc.horizon);
   const SimTime end = w.loop.now();

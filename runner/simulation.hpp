@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/critical_path.hpp"
+#include "models/fragmentation.hpp"
 #include "runner/serve_metrics.hpp"
 #include "scenario/scenario.hpp"
 
@@ -27,6 +28,8 @@ struct RunOptions {
   std::string chrome_trace_path;           // Chrome Trace Event JSON; empty: none
   std::string serve_timeline_path;         // serving timeline CSV; empty: none
   Duration serve_window = 60 * kSecond;    // its window
+  std::string frag_csv_path;               // one row per arrival (FGD's picture); empty: none
+  std::string frag_nodes_csv_path;         // per GPU node at the end, with frag_csv_path; empty: none
 };
 
 struct ExpectationResult {
@@ -120,6 +123,12 @@ struct RunResult {
 };
 
 RunResult run_scenario(const Scenario& scenario, const RunOptions& options);
+
+// The scenario's apps as task shapes (one per app, in order), by replicas:
+// an exact GPU request as it is, -1 a whole GPU, a VRAM figure as a share of
+// the smallest partition GPU.
+std::vector<TaskShape> scenario_tasks(const Scenario& sc);
+constexpr double kTypicalPopularity = 0.95;  // the FGD paper's popularity threshold
 
 // The scenario's head node, registered at time 0 (both worlds have one).
 void add_head_node(ClusterState& cluster, TraceRecorder& trace, const Scenario& scenario);

@@ -56,7 +56,7 @@ std::unique_ptr<ReportCommand> add_report_command(CLI::App& app) {
   auto* r = app.add_subcommand("report", "plots (PNG, SVG) and a Markdown summary of a folder of traces, "
                                          "status timelines and sweep CSVs");
   c->sub = r;
-  r->add_option("dir", c->dir, "folder with *.jsonl traces, --status-csv timelines and sweep CSVs")->required();
+  r->add_option("dir", c->dir, "folder with *.jsonl traces, --status-csv timelines, sweep, plan and --frag-csv CSVs")->required();
   r->add_option("-o,--output", c->out, "folder for the report (default DIR/report)");
   r->add_option("--metric", c->metrics, "sweep metric to plot (repeatable; default up to 4 that vary)");
   r->add_option("--slo", c->slo, "METRIC=VALUE: a service-level objective, drawn as a line on that metric's plots "
@@ -101,6 +101,9 @@ int run_report_command(ReportCommand& c) {
           inputs.timelines.emplace_back(f.stem().string(), read_status_timeline(f.string()));
         else if (head.size() >= 2 && head[0] == "time_s" && head[1] == "app")
           inputs.serving.emplace_back(f.stem().string(), read_serve_timeline(f.string()));
+        else if (!head.empty() && head[0] == "arrival" &&
+                 std::find(head.begin(), head.end(), "fragmented_gpus") != head.end())
+          inputs.fragmentation.push_back(read_frag_csv(f.string()));
         else if (std::find(head.begin(), head.end(), "seeds_run") != head.end() &&
                  std::find(head.begin(), head.end(), "chosen") != head.end())
           inputs.plans.push_back(read_plan_csv(f.string()));
@@ -109,9 +112,9 @@ int run_report_command(ReportCommand& c) {
       }
     }
     if (inputs.runs.empty() && inputs.timelines.empty() && inputs.sweeps.empty() && inputs.serving.empty() &&
-        inputs.plans.empty())
-      throw ReportInputError(c.dir + ": no traces (*.jsonl), status timelines (time_s,node,... CSV) or sweep CSVs "
-                                     "(a 'seed' column) or plan CSVs found");
+        inputs.plans.empty() && inputs.fragmentation.empty())
+      throw ReportInputError(c.dir + ": no traces (*.jsonl), status timelines (time_s,node,... CSV), sweep CSVs "
+                                     "(a 'seed' column), plan CSVs or fragmentation CSVs (arrival,... --frag-csv) found");
     report = build_report(inputs, opt);
   } catch (const ReportInputError& e) {
     std::cerr << "vramsim report: " << e.what() << "\n";

@@ -76,6 +76,12 @@ int main(int argc, char** argv) {
       ->check(cli::non_empty("a file path"));
   run->add_option("--serve-window", serve_window, "the serving timeline's window (default 60s)")
       ->check(cli::non_empty("a duration such as 60s"));
+  std::string frag_csv, frag_nodes_csv;
+  run->add_option("--frag-csv", frag_csv,
+                  "one row per deployed app: arrived GPU demand, GPUs allocated, unallocated and fragmented (FGD)")
+      ->check(cli::non_empty("a file path"));
+  run->add_option("--frag-nodes-csv", frag_nodes_csv, "with --frag-csv: each GPU node's fragmentation at the end")
+      ->check(cli::non_empty("a file path"));
   std::string chrome_trace_path;
   run->add_option("--chrome-trace", chrome_trace_path, "write the run in Chrome Trace Event format (Perfetto) to this file")
       ->check(cli::non_empty("a file path"));
@@ -186,6 +192,12 @@ int main(int argc, char** argv) {
       opt.critical_path = show_critical_path;
       opt.chrome_trace_path = chrome_trace_path;
       opt.serve_timeline_path = serve_timeline;
+      if (!frag_nodes_csv.empty() && frag_csv.empty()) {
+        std::cerr << "vramsim run: --frag-nodes-csv needs --frag-csv\n";
+        return kExitInvalidInput;
+      }
+      opt.frag_csv_path = frag_csv;
+      opt.frag_nodes_csv_path = frag_nodes_csv;
       if (!serve_window.empty()) {
         const auto w = period("--serve-window", serve_window, "60s");
         if (!w) return kExitInvalidInput;
@@ -199,6 +211,9 @@ int main(int argc, char** argv) {
       if (opt.status_every)
         std::cerr << "status timeline written to " << opt.status_csv_path << "\n";
       if (!opt.chrome_trace_path.empty()) std::cerr << "Chrome trace written to " << opt.chrome_trace_path << "\n";
+      if (!opt.frag_csv_path.empty()) std::cerr << "fragmentation per arrival written to " << opt.frag_csv_path << "\n";
+      if (!opt.frag_nodes_csv_path.empty())
+        std::cerr << "fragmentation per node written to " << opt.frag_nodes_csv_path << "\n";
       if (!opt.serve_timeline_path.empty())
         std::cerr << "serving timeline written to " << opt.serve_timeline_path << "\n";
       return r.all_held() ? 0 : kExitExpectation;

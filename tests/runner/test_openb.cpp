@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 
 #include "scenario/openb_scenario.hpp"
 #include "runner/simulation.hpp"
@@ -397,4 +398,40 @@ TEST(OpenbScenario, MultiGpuPodIsOneGangOnOneNode) {
     {"app": "b", "admitted": false, "message_contains": "'num_gpus': 3.0"},
     {"event": "replica_placed", "match": {"app": "c", "node": "node-2"}, "count": 1}])");
   expect_all_held(r);
+}
+
+// --frag-csv: one row per pod, written once its placement settled. One T4
+// node with two GPUs; the typical tasks are a half GPU (two pods) and two
+// whole GPUs (one). After a: 0.5 booked; the two-GPU task finds one GPU
+// wholly free, so the 1.5 idle GPUs are fragment for it: (2 * 0 + 1.5) / 3.
+// b (two GPUs) finds no room: the arrived demand grows, nothing else moves.
+// c takes the rest of device 0: 1 GPU idle, (2 * 0 + 1) / 3 fragmented.
+TEST(OpenbScenario, FragCsvHasOneRowPerArrival) {
+  const testing_support::TestDir dir;
+  dir.write("nodes.csv", std::string(kNodeHeader) + "n-0,8000,65536,2,T4\n");
+  dir.write("pods.csv", std::string(kPodHeader) +
+                            "a,1000,1024,1,500,,LS,Running,1,9,1\n"
+                            "b,1000,1024,2,1000,,LS,Running,2,9,2\n"
+                            "c,1000,1024,1,500,,LS,Running,3,9,3\n");
+  const std::string path = dir.write(
+      "case.json", R"({"cluster": {"mode": "static", "introspection": {"cpus": 0, "env_build": "0s", "duration": "0s"}},
+                      "policies": {"preset": "fixed", "advertisement": "legacy"},
+                      "workload": {"source": "openb", "nodes": "nodes.csv", "pods": "pods.csv",
+                                   "replay": "arrivals", "samples": 0}})");
+  RunOptions o;
+  o.policies = "fixed,advertisement=legacy,placement=best-fit";
+  o.frag_csv_path = dir.file("frag.csv");
+  o.frag_nodes_csv_path = dir.file("frag-nodes.csv");
+  run_scenario(load_scenario(path), o);
+  std::ifstream in(o.frag_csv_path);
+  const std::string csv((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(csv,
+            "arrival,time_s,pod,placement,pod_gpus,arrived_gpus,arrived_share,gpus,allocated_gpus,unallocated_gpus,"
+            "fragmented_gpus,nodes_fragmented,node_fragmentation_max\n"
+            "1,1,a,best-fit,0.5,0.5,0.25,2,0.5,1.5,0.5,1,0.5\n"
+            "2,2,b,best-fit,2,2.5,1.25,2,0.5,1.5,0.5,1,0.5\n"
+            "3,3,c,best-fit,0.5,3,1.5,2,1,1,0.3333,1,0.3333\n");
+  std::ifstream nodes_in(o.frag_nodes_csv_path);
+  const std::string nodes((std::istreambuf_iterator<char>(nodes_in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(nodes, "node,model,gpus,allocated_gpus,fragmented_gpus,cpus_free\nnode-1,T4,2,1,0.3333,6\n");
 }

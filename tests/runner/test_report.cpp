@@ -639,3 +639,84 @@ TEST(Report, ServingTimelineDrawsLatencyAndReplicasAgainstTraffic) {
 
 }  // namespace
 }  // namespace vramsim
+
+namespace vramsim {
+namespace {
+
+// Fragmentation CSVs (vramsim run --frag-csv): the FGD paper's pictures, one
+// curve per placement policy, and the figures at 90 % arrived.
+const char* kFragHeader =
+    "arrival,time_s,pod,placement,pod_gpus,arrived_gpus,arrived_share,gpus,allocated_gpus,unallocated_gpus,"
+    "fragmented_gpus,nodes_fragmented,node_fragmentation_max\n";
+
+TEST(ReportFrag, CurvesPerPolicyAgainstTheArrivedWorkload) {
+  ReportInputs in;
+  in.fragmentation.push_back(read_frag_csv(temp_file("frag-fgd.csv", std::string(kFragHeader) +
+                                                                         "1,0,a,fgd,5,5,0.5,10,5,5,0,0,0\n"
+                                                                         "2,1,b,fgd,4,9,0.9,10,9,1,0.5,1,0.5\n"
+                                                                         "3,2,c,fgd,2,11,1.1,10,9.5,0.5,0.25,1,0.25\n")));
+  in.fragmentation.push_back(read_frag_csv(temp_file("frag-ff.csv", std::string(kFragHeader) +
+                                                                        "1,0,a,first-fit,5,5,0.5,10,5,5,1,1,1\n"
+                                                                        "2,1,b,first-fit,4,9,0.9,10,7,3,2,2,1\n")));
+  ASSERT_EQ(in.fragmentation[0].points.size(), 3u);
+  EXPECT_EQ(in.fragmentation[0].label, "fgd");
+  EXPECT_EQ(frag_first_shortfall(in.fragmentation[0]), std::optional<double>(1.1));
+  EXPECT_EQ(frag_first_shortfall(in.fragmentation[1]), std::optional<double>(0.9));
+  ASSERT_TRUE(frag_at(in.fragmentation[1], 0.95));
+  EXPECT_DOUBLE_EQ(frag_at(in.fragmentation[1], 0.95)->unallocated, 3);
+  EXPECT_FALSE(frag_at(in.fragmentation[1], 0.4));
+  const ReportFiles r = build_report(in, ReportOptions{});
+  const std::string& gp = file_of(r, "frag-unallocated.gp");
+  const auto series = series_of(gp);
+  ASSERT_EQ(series.size(), 3u) << gp;  // two policies and the ideal
+  EXPECT_NE(series[0].find("\"frag-1-fgd.dat\" using 1:2"), std::string::npos) << series[0];
+  EXPECT_NE(series[0].find("title \"fgd\""), std::string::npos) << series[0];
+  EXPECT_NE(series[1].find("title \"first-fit\""), std::string::npos) << series[1];
+  EXPECT_NE(series[2].find("100 - x"), std::string::npos) << series[2];
+  EXPECT_NE(gp.find("set xrange [0:110.0]"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("set xlabel \"arrived workload (% of the cluster's GPUs)\""), std::string::npos) << gp;
+  const std::string& tail = file_of(r, "frag-unallocated-tail.gp");
+  EXPECT_NE(tail.find("set xrange [90.0:110.0]"), std::string::npos) << tail;
+  EXPECT_EQ(yrange_of(tail), (std::pair<double, double>{0, 33}));  // 30 % at 90 % arrived, 10 % headroom
+  const std::string& fgp = file_of(r, "frag-fragmented.gp");
+  EXPECT_NE(fgp.find("\"frag-2-first-fit.dat\" using 1:3"), std::string::npos) << fgp;
+  EXPECT_EQ(first_column(file_of(r, "frag-1-fgd.dat")), (std::vector<double>{50, 90, 110}));
+  EXPECT_NE(file_of(r, "frag-2-first-fit.dat").find("90.000 30.000 20.000 3.000 2.000"), std::string::npos);
+  EXPECT_NE(r.markdown.find("| fgd | 3 | 110.0% | 110.0% | 1 (10.0%) | 0.5 (5.0%) | 0.5 (5.0%) | 0.25 (2.5%) |"),
+            std::string::npos)
+      << r.markdown;
+  EXPECT_NE(r.markdown.find("| first-fit | 2 | 90.0% | 90.0% | 3 (30.0%) | 2 (20.0%) |"), std::string::npos)
+      << r.markdown;
+}
+
+TEST(ReportFrag, TwoSeriesOfOnePolicyAreToldApartByFile) {
+  ReportInputs in;
+  for (const char* name : {"default.csv", "gpushare40.csv"})
+    in.fragmentation.push_back(
+        read_frag_csv(temp_file(name, std::string(kFragHeader) + "1,0,a,fgd,1,1,0.1,10,1,9,0,0,0\n")));
+  const ReportFiles r = build_report(in, ReportOptions{});
+  const auto series = series_of(file_of(r, "frag-unallocated.gp"));
+  ASSERT_EQ(series.size(), 3u);
+  EXPECT_NE(series[0].find("title \"fgd (default)\""), std::string::npos) << series[0];
+  EXPECT_NE(series[1].find("title \"fgd (gpushare40)\""), std::string::npos) << series[1];
+}
+
+TEST(ReportFrag, ABadFragCsvIsNamedWithItsLine) {
+  for (const auto& [text, want] : std::vector<std::pair<std::string, std::string>>{
+           {std::string(kFragHeader) + "1,0,a,fgd,1,1,x,10,1,9,0,0,0\n", "line 2: arrived_share: expected a number"},
+           {std::string(kFragHeader) + "1,0,a,fgd,1,1,0.1,10,1,-9,0,0,0\n", "line 2: unallocated_gpus: expected"},
+           {std::string(kFragHeader) + "1,0,a,fgd,1\n", "line 2: expected 13 columns, found 5"},
+           {"arrival,time_s,pod,placement,arrived_share\n", "no column 'arrived_gpus'"}}) {
+    const std::string path = temp_file("bad-frag.csv", text);
+    try {
+      read_frag_csv(path);
+      ADD_FAILURE() << text << " was read";
+    } catch (const ReportInputError& e) {
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("bad-frag.csv"), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vramsim
