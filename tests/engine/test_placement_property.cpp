@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/cluster_state.hpp"
+#include "tests/support/sanitized.hpp"
 
 namespace vramsim {
 namespace {
@@ -289,17 +290,7 @@ TEST(PlacementProperty, MatchesTheReferenceOnRandomWorlds) {
 // Under AddressSanitizer a long world takes about 14 s (0.5 s without):
 // the sanitized build runs two of the four, so that a loaded machine's
 // ctest -j stays inside the test's limit.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr std::uint64_t kLongWorlds = 2;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr std::uint64_t kLongWorlds = 2;
-#else
-constexpr std::uint64_t kLongWorlds = 4;
-#endif
-#else
-constexpr std::uint64_t kLongWorlds = 4;
-#endif
+constexpr std::uint64_t kLongWorlds = testing_support::kSanitized ? 2 : 4;
 
 TEST(PlacementProperty, MatchesTheReferenceOnLongRuns) {
   for (std::uint64_t seed = 1000; seed < 1000 + kLongWorlds; ++seed) {

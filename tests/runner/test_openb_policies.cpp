@@ -14,6 +14,7 @@
 #include "analysis/report.hpp"
 #include "runner/simulation.hpp"
 #include "tests/support/test_dir.hpp"
+#include "tests/support/sanitized.hpp"
 
 using namespace vramsim;
 
@@ -66,17 +67,7 @@ TEST(OpenbPolicies, FgdLeadsOnTheShippedExcerpt) {
 // The whole default list: about 35 s of CPU in a release build, ten times
 // that under the sanitizers, which leave it to the unsanitized build (the
 // excerpt above runs the same code in both).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+using testing_support::kSanitized;
 
 TEST(OpenbPolicies, FgdLeadsOnTheDefaultTrace) {
   if (kSanitized) GTEST_SKIP() << "a whole-trace run, checked by the unsanitized build";

@@ -14,6 +14,7 @@
 #include "runner/simulation.hpp"
 #include "scenario/scenario.hpp"
 #include "tests/support/test_dir.hpp"
+#include "tests/support/sanitized.hpp"
 
 namespace vramsim {
 namespace {
@@ -71,17 +72,7 @@ class ErlangC : public ::testing::TestWithParam<Load> {};
 // At rho 0.95 the mean wait of 10^6 requests has a standard error near 4.5%
 // (the queue's relaxation spans ~1,500 arrivals), so that load runs 3 x 10^7
 // requests (about 0.8%): the 2% bound then tests the model, not the seed.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+using testing_support::kSanitized;
 
 TEST_P(ErlangC, MeanWaitAndProbabilityOfWaitingWithinTwoPercent) {
   const int c = 2;
