@@ -591,9 +591,7 @@ std::vector<NodeSeries> read_status_timeline(const std::string& path) {
   while (read_csv_record(in, cells, n, path)) {
     if (cells.size() == 1 && cells[0].empty()) continue;
     if (cells == header) continue;  // a repeated header: another series
-    if (cells.size() != header.size())
-      throw ReportInputError(path + ": line " + std::to_string(n) + ": expected " + std::to_string(header.size()) +
-                             " columns, found " + std::to_string(cells.size()));
+    check_width(cells, header.size(), path, n);
     const auto t = number(cells[c_time]);
     const auto v = number(cells[c_vram]);
     const auto total = number(cells[c_total]);
@@ -624,9 +622,7 @@ std::vector<ServeSeries> read_serve_timeline(const std::string& path) {
   std::map<std::string, std::size_t> at;
   while (read_csv_record(in, cells, n, path)) {
     if (cells.size() == 1 && cells[0].empty()) continue;
-    if (cells.size() != header.size())
-      throw ReportInputError(path + ": line " + std::to_string(n) + ": expected " + std::to_string(header.size()) +
-                             " columns, found " + std::to_string(cells.size()));
+    check_width(cells, header.size(), path, n);
     ServePoint p;
     const auto t = number(cells[c_t]), rate = number(cells[c_rate]), rep = number(cells[c_rep]),
                nev = number(cells[c_never]), on = number(cells[c_on]);
@@ -664,9 +660,7 @@ SweepTable read_sweep_csv(const std::string& path) {
   t.columns.assign(seed + 1, header.end());
   while (read_csv_record(in, cells, n, path)) {
     if (cells.size() == 1 && cells[0].empty()) continue;
-    if (cells.size() != header.size())
-      throw ReportInputError(path + ": line " + std::to_string(n) + ": expected " + std::to_string(header.size()) +
-                             " columns, found " + std::to_string(cells.size()));
+    check_width(cells, header.size(), path, n);
     std::map<std::string, std::string> row;
     for (std::size_t i = 0; i < header.size(); ++i) row[header[i]] = cells[i];
     t.rows.push_back(std::move(row));

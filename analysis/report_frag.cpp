@@ -36,9 +36,7 @@ FragSeries read_frag_csv(std::istream& in, const std::string& path) {
                     c_unalloc = col("unallocated_gpus"), c_frag = col("fragmented_gpus"), c_policy = col("placement");
   while (read_csv_record(in, cells, n, path)) {
     if (cells.size() == 1 && cells[0].empty()) continue;
-    if (cells.size() != header.size())
-      throw ReportInputError(path + ": line " + std::to_string(n) + ": expected " + std::to_string(header.size()) +
-                             " columns, found " + std::to_string(cells.size()));
+    check_width(cells, header.size(), path, n);
     FragPoint p;
     for (auto [c, dst] : {std::pair{c_arrived, &p.arrived}, std::pair{c_share, &p.arrived_share}, std::pair{c_gpus, &p.gpus},
                           std::pair{c_alloc, &p.allocated}, std::pair{c_unalloc, &p.unallocated},

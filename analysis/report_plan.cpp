@@ -188,9 +188,7 @@ PlanTable read_plan_csv(std::istream& in, const std::string& path) {
   }
   while (read_csv_record(in, cells, n, path)) {
     if (cells.size() == 1 && cells[0].empty()) continue;
-    if (cells.size() != header.size())
-      throw ReportInputError(path + ": line " + std::to_string(n) + ": expected " + std::to_string(header.size()) +
-                             " columns, found " + std::to_string(cells.size()));
+    check_width(cells, header.size(), path, n);
     if (t.slos.empty())
       for (std::size_t k = 0; k < metrics.size(); ++k)
         t.slos.push_back(slo_of(path, metrics[k], cells[c_decision + 3 + 3 * k]));

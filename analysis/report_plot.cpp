@@ -70,6 +70,12 @@ std::string yrange_line(std::pair<double, double> r) {
   return "set yrange [" + fixed(r.first, 3) + ":" + fixed(r.second, 3) + "]\n";
 }
 
+void check_width(const std::vector<std::string>& cells, std::size_t columns, const std::string& path, std::size_t line) {
+  if (cells.size() != columns)
+    throw ReportInputError(path + ": line " + std::to_string(line) + ": expected " + std::to_string(columns) +
+                           " columns, found " + std::to_string(cells.size()));
+}
+
 std::string metric_label(const std::string& m) {
   const auto ends = [&](const std::string& tail) {
     return m.size() > tail.size() && m.compare(m.size() - tail.size(), tail.size(), tail) == 0;

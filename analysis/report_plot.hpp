@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include <vector>
 
 namespace vramsim::report_plot {
 
@@ -26,6 +27,9 @@ std::string stem_of(const std::string& s);
 // The same plot as PNG and SVG: `body` is everything after the terminal.
 std::string plot_script(const std::string& name, const std::string& body);
 std::string yrange_line(std::pair<double, double> r);
+// A CSV record with as many fields as its header, or a ReportInputError
+// naming the file, the line and both counts.
+void check_width(const std::vector<std::string>& cells, std::size_t columns, const std::string& path, std::size_t line);
 // A run metric with its unit, read from its name: "req_latency_p99_s (s)",
 // "cost_usd (USD)", "req_slo_attainment (share)".
 std::string metric_label(const std::string& metric);
