@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "engine/random.hpp"
 #include "runner/simulation.hpp"
 
 namespace vramsim {
@@ -36,12 +37,12 @@ std::vector<std::string> run_metric_names() {
   return names;
 }
 
-// splitmix64: a portable stream, so the resamples are the same everywhere.
+// splitmix64 as a stream (engine/random.hpp's finaliser over a golden-ratio
+// counter): the same resamples everywhere.
 std::uint64_t splitmix(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+  const std::uint64_t z = splitmix64(state);
+  state += 0x9e3779b97f4a7c15ULL;
+  return z;
 }
 
 double mean_of(const std::vector<double>& v) {
