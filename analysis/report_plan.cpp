@@ -48,54 +48,68 @@ std::string setting(const PlanTable& t, const PlanTable::Row& r) {
 
 std::string cell(double v) { return std::isinf(v) ? "never" : figure(v); }
 
-void frontier_plot(const PlanTable& t, std::size_t k, const std::string& name, ReportFiles& out, std::ostream& md) {
-  const PlanSlo& s = t.slos[k];
-  const std::string plot_name = "plan-" + stem_of(name) + "-" + stem_of(s.metric);
-  // Points by what the search learnt of them; infinite bounds cannot be drawn.
-  std::string met, missed, partial, chosen, labels[2];
-  double lo = s.value, hi = s.value, x_hi = 0;
+// One SLO's plot: its points by what the search learnt of them (infinite
+// bounds cannot be drawn), the frontier and its labels.
+struct PlanPoints {
+  std::string met, missed, partial, chosen, frontier, labels[2];
+  double lo = 0, hi = 0, x_hi = 0;
   std::size_t never = 0;
+  std::vector<bool> varies;               // per parameter: differs between rows
+  std::vector<std::size_t> on_frontier;   // rows, cheapest first
+  const PlanTable::Row* picked = nullptr; // the chosen row, if any
+  bool chosen_on_frontier = false;
+};
+
+// A frontier point is labelled with the values that differ between rows.
+std::string varying_values(const PlanPoints& p, const PlanTable::Row& r) {
+  std::string v;
+  for (std::size_t i = 0; i < r.values.size(); ++i)
+    if (p.varies[i]) v += (v.empty() ? "" : ",") + r.values[i];
+  return v;
+}
+
+std::string point(double x, double y) { return fixed(x, 6) + " " + fixed(y, 9); }
+
+PlanPoints plan_points(const PlanTable& t, std::size_t k) {
+  PlanPoints p;
+  p.lo = p.hi = t.slos[k].value;
   for (const auto& r : t.rows) {
     const double y = r.bound[k];
     if (std::isinf(y)) {
-      ++never;
+      ++p.never;
       continue;
     }
-    lo = std::min(lo, y), hi = std::max(hi, y), x_hi = std::max(x_hi, r.objective);
-    const std::string row = fixed(r.objective, 6) + " " + fixed(y, 9) + "\n";
-    (r.decision != "all_seeds" ? partial : r.met.value_or(false) ? met : missed) += row;
-    if (r.chosen) chosen += row;
+    p.lo = std::min(p.lo, y), p.hi = std::max(p.hi, y), p.x_hi = std::max(p.x_hi, r.objective);
+    const std::string row = point(r.objective, y) + "\n";
+    (r.decision != "all_seeds" ? p.partial : r.met.value_or(false) ? p.met : p.missed) += row;
+    if (r.chosen) p.chosen += row;
   }
-  // A frontier point is labelled with the values that differ between rows.
-  std::vector<bool> varies(t.params.size(), false);
+  p.varies.assign(t.params.size(), false);
   for (const auto& r : t.rows)
-    for (std::size_t p = 0; p < t.params.size(); ++p) varies[p] = varies[p] || r.values[p] != t.rows[0].values[p];
-  const auto values_of = [&](const PlanTable::Row& r) {
-    std::string v;
-    for (std::size_t p = 0; p < r.values.size(); ++p)
-      if (varies[p]) v += (v.empty() ? "" : ",") + r.values[p];
-    return v;
-  };
-  std::string frontier;
+    for (std::size_t i = 0; i < t.params.size(); ++i) p.varies[i] = p.varies[i] || r.values[i] != t.rows[0].values[i];
   std::size_t label_count = 0;
-  bool chosen_on_frontier = false;
-  const auto on_frontier = plan_frontier(t, k);
-  for (std::size_t i : on_frontier) {
+  p.on_frontier = plan_frontier(t, k);
+  for (std::size_t i : p.on_frontier) {
     const auto& r = t.rows[i];
-    frontier += fixed(r.objective, 6) + " " + fixed(r.bound[k], 9) + "\n";
-    chosen_on_frontier = chosen_on_frontier || r.chosen;
+    p.frontier += point(r.objective, r.bound[k]) + "\n";
+    p.chosen_on_frontier = p.chosen_on_frontier || r.chosen;
     // Alternately above and below: the frontier steps down to the right, so
     // two neighbours' labels do not meet.
-    labels[label_count++ % 2] +=
-        fixed(r.objective, 6) + " " + fixed(r.bound[k], 9) + " " + gp_quote(values_of(r)) + "\n";
+    p.labels[label_count++ % 2] += point(r.objective, r.bound[k]) + " " + gp_quote(varying_values(p, r)) + "\n";
   }
   // A chosen point off the frontier is labelled too (above it).
   const auto picked = std::find_if(t.rows.begin(), t.rows.end(), [](const auto& r) { return r.chosen; });
-  if (picked != t.rows.end() && !chosen_on_frontier && !std::isinf(picked->bound[k]))
-    labels[0] += fixed(picked->objective, 6) + " " + fixed(picked->bound[k], 9) + " " +
-                 gp_quote("chosen: " + values_of(*picked)) + "\n";
-  // Bounds that span two decades or more read on a log axis.
-  const bool log_y = lo > 0 && hi / lo >= 100;
+  if (picked != t.rows.end()) p.picked = &*picked;
+  if (p.picked && !p.chosen_on_frontier && !std::isinf(p.picked->bound[k]))
+    p.labels[0] += point(p.picked->objective, p.picked->bound[k]) + " " +
+                   gp_quote("chosen: " + varying_values(p, *p.picked)) + "\n";
+  return p;
+}
+
+// The gnuplot `plot` command of the points' series and the SLO line; the
+// data files go into `out`.
+std::string frontier_series(const PlanTable& t, const PlanSlo& s, const std::string& plot_name, const PlanPoints& p,
+                            ReportFiles& out) {
   std::string body;
   const auto series = [&](const std::string& dat, const std::string& rows, const std::string& style,
                           const std::string& title) {
@@ -104,53 +118,68 @@ void frontier_plot(const PlanTable& t, std::size_t k, const std::string& name, R
     body += std::string(body.empty() ? "plot " : ", ") + gp_quote(dat) + " using 1:2 " + style + " title " +
             gp_quote(title);
   };
-  series(plot_name + "-frontier.dat", frontier, "with steps lw 2 lc rgb \"#7f7f7f\"",
+  series(plot_name + "-frontier.dat", p.frontier, "with steps lw 2 lc rgb \"#7f7f7f\"",
          "frontier: cheapest for its " + s.metric);
-  series(plot_name + "-met.dat", met, "with points pt 7 ps 1.4 lc rgb \"#2ca02c\"", "meets the SLO (every seed)");
-  series(plot_name + "-missed.dat", missed, "with points pt 2 ps 1.6 lw 2 lc rgb \"#d62728\"",
+  series(plot_name + "-met.dat", p.met, "with points pt 7 ps 1.4 lc rgb \"#2ca02c\"", "meets the SLO (every seed)");
+  series(plot_name + "-missed.dat", p.missed, "with points pt 2 ps 1.6 lw 2 lc rgb \"#d62728\"",
          "misses the SLO (every seed)");
-  series(plot_name + "-partial.dat", partial, "with points pt 6 ps 1.4 lc rgb \"#ff7f0e\"",
+  series(plot_name + "-partial.dat", p.partial, "with points pt 6 ps 1.4 lc rgb \"#ff7f0e\"",
          "stopped early (bound over the seeds run)");
-  series(plot_name + "-chosen.dat", chosen, "with points pt 3 ps 3.5 lw 3 lc rgb \"black\"", "chosen");
+  series(plot_name + "-chosen.dat", p.chosen, "with points pt 3 ps 3.5 lw 3 lc rgb \"black\"", "chosen");
   for (int side = 0; side < 2; ++side) {
-    if (labels[side].empty()) continue;
+    if (p.labels[side].empty()) continue;
     const std::string dat = plot_name + "-labels-" + std::to_string(side) + ".dat";
-    out.files.emplace_back(dat, labels[side]);
+    out.files.emplace_back(dat, p.labels[side]);
     body += ", " + gp_quote(dat) + " using 1:2:3 with labels left offset 0.8," + (side ? "-1" : "1") + " notitle";
   }
-  body += ", " + fixed(s.value, 9) + " with lines dt 3 lw 2.5 lc rgb \"black\" title " +
-          gp_quote("SLO: " + s.metric + " " + s.condition);
-  const std::string y_axis = log_y ? "set logscale y\nset yrange [" + fixed(lo / 2, 9) + ":" + fixed(hi * 2, 9) + "]\n"
-                                   : yrange_line(y_range(std::min(0.0, lo), hi));
+  return body + ", " + fixed(s.value, 9) + " with lines dt 3 lw 2.5 lc rgb \"black\" title " +
+         gp_quote("SLO: " + s.metric + " " + s.condition);
+}
+
+// What the plot's labels give, why a chosen point lies off the frontier, and
+// what could not be drawn.
+void explain_frontier(const PlanTable& t, const PlanSlo& s, const PlanPoints& p, std::ostream& md) {
+  std::string named;
+  for (std::size_t i = 0; i < t.params.size(); ++i)
+    if (p.varies[i]) named += (named.empty() ? "`" : ", `") + t.params[i] + "`";
+  if (!named.empty()) md << "The frontier's labels give " << named << ", in that order.\n\n";
+  if (p.picked && !p.chosen_on_frontier) {
+    // The frontier point that beats it: the dearest one no dearer than it.
+    const PlanTable::Row* beats = nullptr;
+    for (std::size_t f : p.on_frontier)
+      if (t.rows[f].objective <= p.picked->objective) beats = &t.rows[f];
+    if (beats)
+      md << "The chosen configuration lies off the frontier: " << setting(t, *beats) << " measured "
+         << figure(p.picked->objective - beats->objective) << " less " << t.objective
+         << " with a bound as good. Along a `--monotone` dimension a plan takes each line's first passing value, "
+            "declared no dearer than the values after it (`serving.md`, \"Planning\").\n\n";
+  }
+  if (p.never)
+    md << p.never << " configuration(s) had a request that never completed in some seed (an infinite " << s.metric
+       << "): listed in the table, not drawn.\n\n";
+}
+
+void frontier_plot(const PlanTable& t, std::size_t k, const std::string& name, ReportFiles& out, std::ostream& md) {
+  const PlanSlo& s = t.slos[k];
+  const std::string plot_name = "plan-" + stem_of(name) + "-" + stem_of(s.metric);
+  const PlanPoints p = plan_points(t, k);
+  const std::string body = frontier_series(t, s, plot_name, p, out);
+  // Bounds that span two decades or more read on a log axis.
+  const bool log_y = p.lo > 0 && p.hi / p.lo >= 100;
+  const std::string y_axis = log_y ? "set logscale y\nset yrange [" + fixed(p.lo / 2, 9) + ":" + fixed(p.hi * 2, 9) +
+                                         "]\n"
+                                   : yrange_line(y_range(std::min(0.0, p.lo), p.hi));
   out.files.emplace_back(plot_name + ".gp",
                          plot_script(plot_name, "set title " + gp_quote(t.objective + " against the " + s.metric +
                                                                         " bound, per configuration evaluated") +
                                                     "\nset xlabel " + gp_quote(metric_label(t.objective)) +
                                                     "\nset ylabel " + gp_quote(metric_label(s.metric) + ", bound") +
-                                                    "\nset xrange [0:" + fixed(std::max(x_hi, 1e-9) * 1.4, 6) + "]\n" +
-                                                    y_axis + "set format y \"%g\"\nset grid\n" +
-                                                    "set key below center horizontal maxrows 2\n" + body +
-                                                    "\n"));
+                                                    "\nset xrange [0:" + fixed(std::max(p.x_hi, 1e-9) * 1.4, 6) +
+                                                    "]\n" + y_axis + "set format y \"%g\"\nset grid\n" +
+                                                    "set key below center horizontal maxrows 2\n" + body + "\n"));
   out.scripts.push_back(plot_name);
   md << "![" << t.objective << " against " << s.metric << "](" << plot_name << ".png)\n\n";
-  std::string named;
-  for (std::size_t p = 0; p < t.params.size(); ++p)
-    if (varies[p]) named += (named.empty() ? "`" : ", `") + t.params[p] + "`";
-  if (!named.empty()) md << "The frontier's labels give " << named << ", in that order.\n\n";
-  if (picked != t.rows.end() && !chosen_on_frontier) {
-    // The frontier point that beats it: the dearest one no dearer than it.
-    const PlanTable::Row* beats = nullptr;
-    for (std::size_t f : on_frontier)
-      if (t.rows[f].objective <= picked->objective) beats = &t.rows[f];
-    if (beats)
-      md << "The chosen configuration lies off the frontier: " << setting(t, *beats) << " measured "
-         << figure(picked->objective - beats->objective) << " less " << t.objective
-         << " with a bound as good. Along a `--monotone` dimension a plan takes each line's first passing value, "
-            "declared no dearer than the values after it (`serving.md`, \"Planning\").\n\n";
-  }
-  if (never)
-    md << never << " configuration(s) had a request that never completed in some seed (an infinite " << s.metric
-       << "): listed in the table, not drawn.\n\n";
+  explain_frontier(t, s, p, md);
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 #include "tools/live_commands.hpp"
 #include "tools/option_checks.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <iostream>
+#include <sstream>
 
 #include "live/live_run.hpp"
 #include "models/policy_set.hpp"
@@ -96,89 +98,78 @@ LiveCommands::LiveCommands(CLI::App& app) : s_(std::make_unique<LiveCommandState
 
 LiveCommands::~LiveCommands() = default;
 
-std::optional<int> LiveCommands::run() {
-  auto& s = *s_;
-  if (s.status->parsed()) return print_live_status(s.live_address, std::cout, std::cerr);
-  if (s.diff->parsed()) {
-    try {
-      const auto a = read_trace(s.diff_a), b = read_trace(s.diff_b);
-      print_trace_diff(diff_traces(a, b), "A", "B", std::cout);
-      std::cout << "A = " << s.diff_a << "\nB = " << s.diff_b << "\n";
-      return 0;
-    } catch (const std::exception& e) {
-      std::cerr << "vramsim: diff: " << e.what() << "\n";
-      return 2;
-    }
-  }
-  if (!s.live->parsed()) return std::nullopt;
-  slurm::SlurmClientConfig client;
-  if (!s.cleanup.empty()) return cleanup_live_run(s.cleanup, s.journal, client, std::cout);
-  if (s.scenario.empty()) {
-    std::cerr << "vramsim: live: a scenario file is required (or --cleanup RUN_ID)\n";
+namespace {
+
+int run_diff(const LiveCommandState& s) {
+  try {
+    const auto a = read_trace(s.diff_a), b = read_trace(s.diff_b);
+    print_trace_diff(diff_traces(a, b), "A", "B", std::cout);
+    std::cout << "A = " << s.diff_a << "\nB = " << s.diff_b << "\n";
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "vramsim: diff: " << e.what() << "\n";
     return 2;
   }
+}
+
+// The first out-of-range number among `live`'s options, as its message
+// (without the "vramsim: " prefix); empty when every one is in range.
+std::string live_range_problem(const LiveCommandState& s) {
+  const auto seconds = [](const std::string& option, double v, double lo, double hi, bool lo_open) {
+    if ((lo_open ? v > lo : v >= lo) && v <= hi) return std::string();
+    std::ostringstream m;
+    m << option << ": expected seconds in " << (lo_open ? "(" : "[") << lo << ", " << hi << "], got " << v;
+    return m.str();
+  };
   if (!(s.time_scale > 0) || s.time_scale > 1000) {
-    std::cerr << "vramsim: --time-scale: expected a number in (0, 1000], got " << s.time_scale << "\n";
-    return 2;
+    std::ostringstream m;
+    m << "--time-scale: expected a number in (0, 1000], got " << s.time_scale;
+    return m.str();
   }
   for (double v : {s.agent_timeout_s, s.squeue_poll_s})
     if (!(v > 0) || v > 3600) {
-      std::cerr << "vramsim: live: --agent-timeout and --squeue-poll take seconds in (0, 3600], got " << v << "\n";
-      return 2;
+      std::ostringstream m;
+      m << "live: --agent-timeout and --squeue-poll take seconds in (0, 3600], got " << v;
+      return m.str();
     }
-  if (!(s.squeue_watch_poll_s >= 0) || s.squeue_watch_poll_s > 3600) {
-    std::cerr << "vramsim: live: --squeue-watch-poll: expected seconds in [0, 3600], got " << s.squeue_watch_poll_s
-              << "\n";
-    return 2;
-  }
-  if (!(s.squeue_watch_window_s > 0) || s.squeue_watch_window_s > 3600) {
-    std::cerr << "vramsim: live: --squeue-watch-window: expected seconds in (0, 3600], got "
-              << s.squeue_watch_window_s << "\n";
-    return 2;
-  }
+  for (const std::string& why :
+       {seconds("live: --squeue-watch-poll", s.squeue_watch_poll_s, 0, 3600, false),
+        seconds("live: --squeue-watch-window", s.squeue_watch_window_s, 0, 3600, true)})
+    if (!why.empty()) return why;
   for (const auto& [field, value] : {std::pair<const char*, const std::string&>{"partition", s.site.partition},
                                     {"account", s.site.account},
                                     {"qos", s.site.qos},
                                     {"gpu-type", s.site.gpu_type},
                                     {"constraint", s.site.constraint},
                                     {"reservation", s.site.reservation}})
-    if (const std::string why = slurm_option_problem(field, value); !value.empty() && !why.empty()) {
-      std::cerr << "vramsim: live: --" << why << "\n";
-      return 2;
-    }
-  if (!(s.outage_tolerance_s > 0) || s.outage_tolerance_s > 86400) {
-    std::cerr << "vramsim: live: --outage-tolerance: expected seconds in (0, 86400], got " << s.outage_tolerance_s
-              << "\n";
-    return 2;
-  }
-  if (!(s.command_timeout_s > 0) || s.command_timeout_s > 600) {
-    std::cerr << "vramsim: live: --command-timeout: expected seconds in (0, 600], got " << s.command_timeout_s << "\n";
-    return 2;
-  }
-  if (!(s.connect_timeout_s > 0) || s.connect_timeout_s > 3600) {
-    std::cerr << "vramsim: live: --agent-connect-timeout: expected seconds in (0, 3600], got " << s.connect_timeout_s
-              << "\n";
-    return 2;
-  }
-  if (!(s.drain_timeout_s > 0) || s.drain_timeout_s > 3600) {
-    std::cerr << "vramsim: live: --drain-timeout: expected seconds in (0, 3600], got " << s.drain_timeout_s << "\n";
-    return 2;
-  }
-  if (s.max_failed_starts < 1 || s.max_failed_starts > 1000) {
-    std::cerr << "vramsim: live: --max-failed-starts: expected 1..1000, got " << s.max_failed_starts << "\n";
-    return 2;
-  }
+    if (const std::string why = slurm_option_problem(field, value); !value.empty() && !why.empty())
+      return "live: --" + why;
+  for (const std::string& why :
+       {seconds("live: --outage-tolerance", s.outage_tolerance_s, 0, 86400, true),
+        seconds("live: --command-timeout", s.command_timeout_s, 0, 600, true),
+        seconds("live: --agent-connect-timeout", s.connect_timeout_s, 0, 3600, true),
+        seconds("live: --drain-timeout", s.drain_timeout_s, 0, 3600, true)})
+    if (!why.empty()) return why;
+  if (s.max_failed_starts < 1 || s.max_failed_starts > 1000)
+    return "live: --max-failed-starts: expected 1..1000, got " + std::to_string(s.max_failed_starts);
   if (s.heartbeat_s < 0 || s.heartbeat_s > 3600) {
-    std::cerr << "vramsim: --heartbeat: expected seconds in [0, 3600], got " << s.heartbeat_s << "\n";
-    return 2;
+    std::ostringstream m;
+    m << "--heartbeat: expected seconds in [0, 3600], got " << s.heartbeat_s;
+    return m.str();
   }
-  LiveOptions opt;
+  return "";
+}
+
+std::chrono::milliseconds millis(double seconds) { return std::chrono::milliseconds(std::lround(seconds * 1000)); }
+
+// `live`'s options as LiveOptions; false (with the message said) when one is invalid.
+bool live_options(const LiveCommandState& s, LiveOptions& opt) {
   if (!s.policies.empty()) {
     try {
       parse_policy_spec(s.policies);
     } catch (const UnknownPolicyError& e) {
       std::cerr << "vramsim: --policies: " << e.what() << "\n";
-      return 2;
+      return false;
     }
     opt.policies = s.policies;
   }
@@ -187,12 +178,12 @@ std::optional<int> LiveCommands::run() {
   opt.emulate_boot = s.emulate_boot;
   opt.bind = s.bind;
   opt.advertise = s.advertise;
-  opt.drain_wait = std::chrono::milliseconds(std::lround(s.drain_timeout_s * 1000));
+  opt.drain_wait = millis(s.drain_timeout_s);
   opt.max_failed_starts = s.max_failed_starts;
   opt.site = s.site;
   opt.agent_connect_timeout_s = s.connect_timeout_s;
-  opt.outage_tolerance = std::chrono::milliseconds(std::lround(s.outage_tolerance_s * 1000));
-  opt.client.timeout = std::chrono::milliseconds(std::lround(s.command_timeout_s * 1000));
+  opt.outage_tolerance = millis(s.outage_tolerance_s);
+  opt.client.timeout = millis(s.command_timeout_s);
   opt.agent_port = static_cast<unsigned short>(s.agent_port);
   opt.status_port = s.status_port;
   opt.run_id = s.run_id;
@@ -202,13 +193,13 @@ std::optional<int> LiveCommands::run() {
   opt.agent_timeout = std::chrono::milliseconds(static_cast<long>(s.agent_timeout_s * 1000));
   opt.agent_heartbeat_s = s.heartbeat_s;
   opt.squeue_poll = std::chrono::milliseconds(static_cast<long>(s.squeue_poll_s * 1000));
-  opt.squeue_watch_poll = std::chrono::milliseconds(std::lround(s.squeue_watch_poll_s * 1000));
-  opt.squeue_watch_window = std::chrono::milliseconds(std::lround(s.squeue_watch_window_s * 1000));
+  opt.squeue_watch_poll = millis(s.squeue_watch_poll_s);
+  opt.squeue_watch_window = millis(s.squeue_watch_window_s);
   for (const auto& t : s.status_at) {
     auto d = parse_duration(t);
     if (!d) {
       std::cerr << "vramsim: --status-at: expected a duration such as 200s or 5m, got '" << t << "'\n";
-      return 2;
+      return false;
     }
     opt.status_at.push_back(*d);
   }
@@ -216,12 +207,34 @@ std::optional<int> LiveCommands::run() {
     auto d = parse_duration(s.status_every);
     if (!d || *d <= 0) {
       std::cerr << "vramsim: --status-every: expected a positive duration such as 10s, got '" << s.status_every << "'\n";
-      return 2;
+      return false;
     }
     opt.status_every = d;
   }
   opt.status_csv_path = s.status_csv;
   opt.status_json_path = s.status_json.empty() && !s.status_at.empty() ? "status.json" : s.status_json;
+  return true;
+}
+
+}  // namespace
+
+std::optional<int> LiveCommands::run() {
+  auto& s = *s_;
+  if (s.status->parsed()) return print_live_status(s.live_address, std::cout, std::cerr);
+  if (s.diff->parsed()) return run_diff(s);
+  if (!s.live->parsed()) return std::nullopt;
+  slurm::SlurmClientConfig client;
+  if (!s.cleanup.empty()) return cleanup_live_run(s.cleanup, s.journal, client, std::cout);
+  if (s.scenario.empty()) {
+    std::cerr << "vramsim: live: a scenario file is required (or --cleanup RUN_ID)\n";
+    return 2;
+  }
+  if (const std::string why = live_range_problem(s); !why.empty()) {
+    std::cerr << "vramsim: " << why << "\n";
+    return 2;
+  }
+  LiveOptions opt;
+  if (!live_options(s, opt)) return 2;
   try {
     const Scenario sc = load_scenario(s.scenario);
     LiveOutcome o = run_live(sc, opt, std::cerr);

@@ -188,33 +188,71 @@ void print_row(const PlanSpec& spec, const PlanRow& row, std::ostream& out) {
       << " seed(s)\n";
 }
 
+// The search's input from the command line; PlanError names a bad option.
+PlanSpec plan_spec(const PlanCommand& c, const Scenario& base) {
+  PlanSpec spec;
+  for (const auto& v : c.vary) spec.grid.params.push_back(parse_vary(v));
+  spec.monotone.assign(spec.grid.params.size(), false);
+  for (const auto& m : c.monotone) {
+    std::size_t p = 0;
+    while (p < spec.grid.params.size() && spec.grid.params[p].path != m) ++p;
+    if (p == spec.grid.params.size()) throw PlanError("--monotone " + m + ": expected the path of a --vary");
+    spec.monotone[p] = true;
+  }
+  for (const auto& s : c.slos) spec.slos.push_back(parse_slo_arg(s));
+  try {
+    spec.grid.seeds = c.seeds.empty() ? std::vector<std::uint64_t>{base.seed} : parse_seeds(c.seeds);
+  } catch (const SweepError& e) {
+    throw PlanError(e.what());
+  }
+  spec.objective = c.objective;
+  spec.confidence = c.confidence;
+  spec.seed_batch = c.seed_batch;
+  spec.exhaustive = c.exhaustive;
+  validate(spec);
+  if (!c.on_slurm && !c.parts_dir.empty()) throw PlanError("--parts-dir: expected with --on-slurm only");
+  return spec;
+}
+
+// What the search did, the answer and the runner-up (or the closest miss).
+void print_plan(const PlanSpec& spec, const PlanResult& r, double secs) {
+  std::cout << "plan: " << r.combinations << " configuration(s) x " << spec.grid.seeds.size() << " seed(s); evaluated "
+            << r.rows.size() << " configuration(s) in " << r.runs << " run(s) over " << r.rounds
+            << " round(s) (the grid: " << r.combinations * spec.grid.seeds.size() << " runs) in " << std::fixed
+            << std::setprecision(2) << secs << " s" << std::defaultfloat << "\n";
+  std::size_t fails = 0, pruned = 0;
+  for (const auto& row : r.rows) {
+    fails += row.decision == PlanDecision::CertainFail;
+    pruned += row.decision == PlanDecision::Pruned;
+  }
+  std::cout << "  stopped early: " << fails << " certain to miss an SLO, " << pruned
+            << " unable to beat the best found\n";
+  if (r.chosen) {
+    std::cout << "chosen: " << setting(spec, r.rows[*r.chosen].combination) << "\n";
+    print_row(spec, r.rows[*r.chosen], std::cout);
+    if (r.runner_up) {
+      std::cout << "runner-up: " << setting(spec, r.rows[*r.runner_up].combination) << "\n";
+      print_row(spec, r.rows[*r.runner_up], std::cout);
+    } else {
+      std::cout << "runner-up: none among the configurations evaluated\n";
+    }
+    return;
+  }
+  std::cout << "no configuration evaluated meets the SLOs";
+  if (r.closest) {
+    std::cout << "; the closest: " << setting(spec, r.rows[*r.closest].combination) << "\n";
+    print_row(spec, r.rows[*r.closest], std::cout);
+  } else {
+    std::cout << "\n";
+  }
+}
+
 }  // namespace
 
 int run_plan_command(const PlanCommand& c) {
   try {
     const Scenario base = load_scenario(c.scenario);
-    PlanSpec spec;
-    for (const auto& v : c.vary) spec.grid.params.push_back(parse_vary(v));
-    spec.monotone.assign(spec.grid.params.size(), false);
-    for (const auto& m : c.monotone) {
-      std::size_t p = 0;
-      while (p < spec.grid.params.size() && spec.grid.params[p].path != m) ++p;
-      if (p == spec.grid.params.size())
-        throw PlanError("--monotone " + m + ": expected the path of a --vary");
-      spec.monotone[p] = true;
-    }
-    for (const auto& s : c.slos) spec.slos.push_back(parse_slo_arg(s));
-    try {
-      spec.grid.seeds = c.seeds.empty() ? std::vector<std::uint64_t>{base.seed} : parse_seeds(c.seeds);
-    } catch (const SweepError& e) {
-      throw PlanError(e.what());
-    }
-    spec.objective = c.objective;
-    spec.confidence = c.confidence;
-    spec.seed_batch = c.seed_batch;
-    spec.exhaustive = c.exhaustive;
-    validate(spec);
-    if (!c.on_slurm && !c.parts_dir.empty()) throw PlanError("--parts-dir: expected with --on-slurm only");
+    const PlanSpec spec = plan_spec(c, base);
     std::ifstream in(c.scenario, std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
@@ -240,36 +278,7 @@ int run_plan_command(const PlanCommand& c) {
     } catch (const RoundFailed& f) {
       return f.status;
     }
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::cout << "plan: " << r.combinations << " configuration(s) x " << spec.grid.seeds.size() << " seed(s); evaluated "
-              << r.rows.size() << " configuration(s) in " << r.runs << " run(s) over " << r.rounds
-              << " round(s) (the grid: " << r.combinations * spec.grid.seeds.size() << " runs) in " << std::fixed
-              << std::setprecision(2) << secs << " s" << std::defaultfloat << "\n";
-    std::size_t fails = 0, pruned = 0;
-    for (const auto& row : r.rows) {
-      fails += row.decision == PlanDecision::CertainFail;
-      pruned += row.decision == PlanDecision::Pruned;
-    }
-    std::cout << "  stopped early: " << fails << " certain to miss an SLO, " << pruned
-              << " unable to beat the best found\n";
-    if (r.chosen) {
-      std::cout << "chosen: " << setting(spec, r.rows[*r.chosen].combination) << "\n";
-      print_row(spec, r.rows[*r.chosen], std::cout);
-      if (r.runner_up) {
-        std::cout << "runner-up: " << setting(spec, r.rows[*r.runner_up].combination) << "\n";
-        print_row(spec, r.rows[*r.runner_up], std::cout);
-      } else {
-        std::cout << "runner-up: none among the configurations evaluated\n";
-      }
-    } else {
-      std::cout << "no configuration evaluated meets the SLOs";
-      if (r.closest) {
-        std::cout << "; the closest: " << setting(spec, r.rows[*r.closest].combination) << "\n";
-        print_row(spec, r.rows[*r.closest], std::cout);
-      } else {
-        std::cout << "\n";
-      }
-    }
+    print_plan(spec, r, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     if (out) {
       out->write(plan_csv(spec, r));
       out->commit();

@@ -129,136 +129,161 @@ std::optional<std::string> text_of(const std::string& path) {
   return text;
 }
 
+// The part files of one sweep on SLURM, and what each must have been made by.
+struct SliceParts {
+  std::string dir;
+  std::size_t tasks = 0, runs = 0;
+  PartStamp expected;
+  std::string header;
+  std::vector<std::optional<std::string>> texts;  // each part's text, as last checked
+
+  PartCheck check(std::size_t i) {
+    const std::string part = part_file(dir, i);
+    texts[i] = text_of(part);
+    expected.slice = i;
+    return check_part(texts[i], text_of(stamp_file(part)), expected, header, runs);
+  }
+};
+
+constexpr int kSlurmFailed = 3;
+
+// The slices to run: all of them, or under --resume and --merge-only those
+// whose part is missing or bad (--merge-only: none may be; kSlurmFailed).
+std::optional<int> slices_to_run(const SweepCommand& c, SliceParts& sp, std::vector<std::size_t>& rerun) {
+  if (!c.resume && !c.merge_only) {
+    for (std::size_t i = 0; i < sp.tasks; ++i) rerun.push_back(i);
+    return std::nullopt;
+  }
+  std::vector<PartCheck> checks;
+  for (std::size_t i = 0; i < sp.tasks; ++i) checks.push_back(sp.check(i));
+  rerun = slices_to_rerun(checks);
+  if (c.merge_only && !rerun.empty()) {
+    const std::size_t i = rerun.front();
+    std::cerr << "vramsim sweep: --merge-only: slice " << i << " of " << sp.tasks << ": " << part_file(sp.dir, i)
+              << ": " << checks[i].why << "\n";
+    return kSlurmFailed;
+  }
+  if (c.resume)
+    std::cerr << "sweep: --resume: " << sp.tasks - rerun.size() << " of " << sp.tasks << " slice(s) reused, "
+              << rerun.size() << " to rerun" << (rerun.empty() ? "" : ": " + array_spec(rerun)) << "\n";
+  return std::nullopt;
+}
+
+// Runs the slices in `rerun` as one array job and waits for it; its id goes
+// to `job`. Nonzero: the exit status.
+int run_slices(const SweepCommand& c, const SliceParts& sp, const std::vector<std::size_t>& rerun, std::string& job) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(sp.dir, ec);
+  if (ec) {
+    std::cerr << "vramsim sweep: cannot create '" << sp.dir << "': " << ec.message() << "\n";
+    return kSlurmFailed;
+  }
+  for (std::size_t i : rerun) {
+    fs::remove(part_file(sp.dir, i), ec);
+    fs::remove(stamp_file(part_file(sp.dir, i)), ec);
+  }
+  // The tasks run this very binary on the same scenario file and grid.
+  std::vector<std::string> argv = {fs::read_symlink("/proc/self/exe").string(), "sweep",
+                                   fs::absolute(c.scenario).string()};
+  for (const auto& set : c.sets) argv.insert(argv.end(), {"--set", set});
+  if (!c.seeds.empty()) argv.insert(argv.end(), {"--seeds", c.seeds});
+  const std::string script = sweep_array_script(argv, sp.tasks, std::max(1u, c.jobs), sp.dir, rerun);
+  {
+    OutputFile f(sp.dir + "/array.sh");  // what was submitted, for the record
+    f.write(script);
+    f.close();
+  }
+  const std::string token = "vramsim-sweep:" + sp.dir;  // --comment: tells our array from any other
+  // From the submission on, an interrupt cancels the array: tasks nobody
+  // merges would only burn their allocation.
+  const InterruptFlag interrupt;
+  const ArrayOutcome array =
+      run_job_array(script, token, c.poll_s, "sweep",
+                    std::to_string(sp.runs) + " runs in " + std::to_string(sp.tasks) + " slice(s), " +
+                        std::to_string(rerun.size()) + " task(s), parts in " + sp.dir,
+                    interrupt, true);
+  if (array.status == ArrayOutcome::Status::Interrupted) {
+    std::cerr << "vramsim sweep: interrupted; array job " << array.job << " cancelled, no CSV written\n";
+    return kInterrupted;
+  }
+  if (array.status == ArrayOutcome::Status::Failed) {
+    std::cerr << "vramsim sweep: " << array.error << "\n";
+    return kSlurmFailed;
+  }
+  job = array.job;
+  for (std::size_t i : rerun) {
+    const auto e = array.endings.find(i);
+    std::cerr << "sweep: array job " << job << " " << task_state_line(i, e == array.endings.end() ? nullptr : &e->second)
+              << "\n";
+  }
+  return 0;
+}
+
+// Checks every part again and merges them into the CSV.
+int merge_slices(const SweepCommand& c, SliceParts& sp, const std::vector<std::size_t>& rerun, const std::string& job) {
+  std::vector<std::string> bodies, names;
+  for (std::size_t i = 0; i < sp.tasks; ++i) {
+    names.push_back(part_file(sp.dir, i));
+    const PartCheck got = sp.check(i);
+    const bool ran = std::find(rerun.begin(), rerun.end(), i) != rerun.end();
+    const std::string log = ran ? " (see " + sp.dir + "/task-" + std::to_string(i) + ".log)" : "";
+    if (got.state == PartCheck::State::Missing && ran) {
+      std::cerr << "vramsim sweep: array job " << job << " task " << i << " left no part file " << names.back() << log
+                << "\n";
+      return kSlurmFailed;
+    }
+    if (got.state != PartCheck::State::Good) {
+      std::cerr << "vramsim sweep: " << names.back() << ": " << got.why << log << "\n";
+      return kSlurmFailed;
+    }
+    bodies.push_back(*sp.texts[i]);
+  }
+  std::string merged;
+  try {
+    merged = merge_parts(sp.header, bodies, sp.runs, names);
+  } catch (const SweepError& e) {
+    std::cerr << "vramsim sweep: " << e.what() << "\n";
+    return kSlurmFailed;
+  }
+  write_then_rename(c.out, {merged});
+  std::cerr << "sweep: " << sp.runs << " runs merged from " << sp.tasks << " part(s)";
+  if (c.resume) std::cerr << " (" << sp.tasks - rerun.size() << " reused, " << rerun.size() << " rerun)";
+  std::cerr << "; written to " << c.out << "\n";
+  return 0;
+}
+
 // Submits the slices that need a run as an array, waits until squeue no
 // longer lists it, merges the parts. `scenario_sum`: the scenario file's
 // SHA-256.
 int run_on_slurm(const SweepCommand& c, const SweepGrid& grid, const std::string& scenario_sum) {
   namespace fs = std::filesystem;
-  constexpr int kFailed = 3;
-  const std::size_t runs = grid.size();
-  const std::string parts = fs::absolute(c.parts_dir.empty() ? c.out + ".parts" : c.parts_dir).lexically_normal();
+  SliceParts sp;
+  sp.runs = grid.size();
+  sp.dir = fs::absolute(c.parts_dir.empty() ? c.out + ".parts" : c.parts_dir).lexically_normal();
   // sbatch's #SBATCH --output line takes no quoting.
-  if (parts.find_first_of(" \t\n%\"'\\") != std::string::npos)
-    throw SweepError("--parts-dir '" + parts + "': expected a path without blanks, quotes, backslashes or '%'");
-  std::size_t tasks = c.tasks;
-  if (!tasks && (c.resume || c.merge_only)) tasks = recorded_slices(parts).value_or(0);
-  if (!tasks) tasks = std::max<std::size_t>(1, std::min<std::size_t>(runs, 16));
-  if (tasks > 100000) throw SweepError("--tasks: expected at most 100000 array tasks");
+  if (sp.dir.find_first_of(" \t\n%\"'\\") != std::string::npos)
+    throw SweepError("--parts-dir '" + sp.dir + "': expected a path without blanks, quotes, backslashes or '%'");
+  sp.tasks = c.tasks;
+  if (!sp.tasks && (c.resume || c.merge_only)) sp.tasks = recorded_slices(sp.dir).value_or(0);
+  if (!sp.tasks) sp.tasks = std::max<std::size_t>(1, std::min<std::size_t>(sp.runs, 16));
+  if (sp.tasks > 100000) throw SweepError("--tasks: expected at most 100000 array tasks");
   const std::optional<std::string> binary = file_sha256("/proc/self/exe");
   if (!binary) throw std::runtime_error("cannot read /proc/self/exe to checksum this binary");
-
   // What every part of this sweep must have been made by.
-  PartStamp expected;
-  expected.binary = *binary;
-  expected.scenario = scenario_sum;
-  expected.grid = grid_arguments(c.sets, c.seeds);
-  expected.slices = tasks;
-  const std::string header = sweep_csv_header(grid);
-  std::vector<std::optional<std::string>> texts(tasks);
-  const auto check = [&](std::size_t i) {
-    const std::string part = part_file(parts, i);
-    texts[i] = text_of(part);
-    expected.slice = i;
-    return check_part(texts[i], text_of(stamp_file(part)), expected, header, runs);
-  };
+  sp.expected.binary = *binary;
+  sp.expected.scenario = scenario_sum;
+  sp.expected.grid = grid_arguments(c.sets, c.seeds);
+  sp.expected.slices = sp.tasks;
+  sp.header = sweep_csv_header(grid);
+  sp.texts.resize(sp.tasks);
 
   std::vector<std::size_t> rerun;
-  if (c.resume || c.merge_only) {
-    std::vector<PartCheck> checks;
-    for (std::size_t i = 0; i < tasks; ++i) checks.push_back(check(i));
-    rerun = slices_to_rerun(checks);
-    if (c.merge_only && !rerun.empty()) {
-      const std::size_t i = rerun.front();
-      std::cerr << "vramsim sweep: --merge-only: slice " << i << " of " << tasks << ": " << part_file(parts, i) << ": "
-                << checks[i].why << "\n";
-      return kFailed;
-    }
-    if (c.resume)
-      std::cerr << "sweep: --resume: " << tasks - rerun.size() << " of " << tasks << " slice(s) reused, "
-                << rerun.size() << " to rerun" << (rerun.empty() ? "" : ": " + array_spec(rerun)) << "\n";
-  } else {
-    for (std::size_t i = 0; i < tasks; ++i) rerun.push_back(i);
-  }
-
+  if (const auto status = slices_to_run(c, sp, rerun)) return *status;
   std::string job;
-  if (!rerun.empty()) {
-    std::error_code ec;
-    fs::create_directories(parts, ec);
-    if (ec) {
-      std::cerr << "vramsim sweep: cannot create '" << parts << "': " << ec.message() << "\n";
-      return kFailed;
-    }
-    for (std::size_t i : rerun) {
-      fs::remove(part_file(parts, i), ec);
-      fs::remove(stamp_file(part_file(parts, i)), ec);
-    }
-    // The tasks run this very binary on the same scenario file and grid.
-    std::vector<std::string> argv = {fs::read_symlink("/proc/self/exe").string(), "sweep",
-                                     fs::absolute(c.scenario).string()};
-    for (const auto& set : c.sets) argv.insert(argv.end(), {"--set", set});
-    if (!c.seeds.empty()) argv.insert(argv.end(), {"--seeds", c.seeds});
-    const unsigned cpus = std::max(1u, c.jobs);
-    const std::string script = sweep_array_script(argv, tasks, cpus, parts, rerun);
-    {
-      OutputFile f(parts + "/array.sh");  // what was submitted, for the record
-      f.write(script);
-      f.close();
-    }
-
-    const std::string token = "vramsim-sweep:" + parts;  // --comment: tells our array from any other
-    // From the submission on, an interrupt cancels the array: tasks nobody
-    // merges would only burn their allocation.
-    const InterruptFlag interrupt;
-    const ArrayOutcome array =
-        run_job_array(script, token, c.poll_s, "sweep",
-                      std::to_string(runs) + " runs in " + std::to_string(tasks) + " slice(s), " +
-                          std::to_string(rerun.size()) + " task(s), parts in " + parts,
-                      interrupt, true);
-    if (array.status == ArrayOutcome::Status::Interrupted) {
-      std::cerr << "vramsim sweep: interrupted; array job " << array.job << " cancelled, no CSV written\n";
-      return kInterrupted;
-    }
-    if (array.status == ArrayOutcome::Status::Failed) {
-      std::cerr << "vramsim sweep: " << array.error << "\n";
-      return kFailed;
-    }
-    job = array.job;
-    for (std::size_t i : rerun) {
-      const auto e = array.endings.find(i);
-      std::cerr << "sweep: array job " << job << " " << task_state_line(i, e == array.endings.end() ? nullptr : &e->second)
-                << "\n";
-    }
-  }
-
-  std::vector<std::string> bodies, names;
-  for (std::size_t i = 0; i < tasks; ++i) {
-    names.push_back(part_file(parts, i));
-    const PartCheck got = check(i);
-    const bool ran = std::find(rerun.begin(), rerun.end(), i) != rerun.end();
-    const std::string log = ran ? " (see " + parts + "/task-" + std::to_string(i) + ".log)" : "";
-    if (got.state == PartCheck::State::Missing && ran) {
-      std::cerr << "vramsim sweep: array job " << job << " task " << i << " left no part file " << names.back() << log
-                << "\n";
-      return kFailed;
-    }
-    if (got.state != PartCheck::State::Good) {
-      std::cerr << "vramsim sweep: " << names.back() << ": " << got.why << log << "\n";
-      return kFailed;
-    }
-    bodies.push_back(*texts[i]);
-  }
-  std::string merged;
-  try {
-    merged = merge_parts(header, bodies, runs, names);
-  } catch (const SweepError& e) {
-    std::cerr << "vramsim sweep: " << e.what() << "\n";
-    return kFailed;
-  }
-  write_then_rename(c.out, {merged});
-  std::cerr << "sweep: " << runs << " runs merged from " << tasks << " part(s)";
-  if (c.resume) std::cerr << " (" << tasks - rerun.size() << " reused, " << rerun.size() << " rerun)";
-  std::cerr << "; written to " << c.out << "\n";
-  return 0;
+  if (!rerun.empty())
+    if (const int status = run_slices(c, sp, rerun, job)) return status;
+  return merge_slices(c, sp, rerun, job);
 }
 
 }  // namespace

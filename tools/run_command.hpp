@@ -1,0 +1,36 @@
+#pragma once
+// The `vramsim run` and `vramsim compare` subcommands: one scenario, run
+// once or under several policy choices side by side, its expectations
+// checked. Exit status: 0 every (required) expectation held, 1 one failed,
+// 2 invalid input, 3 an output file could not be written, 4 an internal error.
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace vramsim {
+
+struct RunCommand {
+  CLI::App* run = nullptr;
+  CLI::App* compare = nullptr;
+  std::string scenario_path;
+  std::uint64_t seed = 0;
+  CLI::Option* run_seed = nullptr;
+  CLI::Option* compare_seed = nullptr;
+  std::vector<std::string> gpu_prices;  // MODEL=USD
+  // run
+  std::string trace_path, policies, status_json, status_csv, status_every;
+  std::vector<std::string> status_at;
+  std::string serve_timeline, serve_window, frag_csv, frag_nodes_csv, chrome_trace_path;
+  bool critical_path = false;
+  // compare
+  std::vector<std::string> mixes, required;
+};
+
+// Registers `run` and `compare` on `app`; the returned object receives the options.
+std::unique_ptr<RunCommand> add_run_commands(CLI::App& app);
+// Runs whichever of the two was parsed.
+int run_run_commands(const RunCommand& cmd);
+
+}  // namespace vramsim
