@@ -10,20 +10,27 @@
 # input in build-fuzz/artifacts/; once fixed it belongs in
 # tests/fuzz/regressions/, which CTest replays on every build.
 # VRAMSIM_FUZZ_DIR=DIR fuzzes in an existing build folder configured with
-# -DVRAMSIM_FUZZ=ON (tools/run-tests.sh passes its sanitizer build) instead
-# of configuring build-fuzz/.
+# -DVRAMSIM_FUZZ=ON instead of configuring build-fuzz/;
+# VRAMSIM_FUZZ_NO_BUILD=1 takes its binary as built, and VRAMSIM_FUZZ_WORK=W
+# keeps the corpus and artifacts in W (the CTest test fuzz.scenario, which
+# tools/run-tests.sh registers, runs it so).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
+[[ "$secs" =~ ^[0-9]+$ ]] && [ "$secs" -ge 1 ] && [ "$secs" -le 604800 ] \
+  || { echo "fuzz: SECONDS: expected a whole number from 1 to 604800, got '$secs'" >&2; exit 2; }
 dir=${VRAMSIM_FUZZ_DIR:-build-fuzz}
+work=${VRAMSIM_FUZZ_WORK:-$dir}
 case ${2:-scenario} in
-  scenario) target=fuzz_scenario corpus=$dir/corpus seeds=(scenarios tests/fuzz/regressions) ;;
-  swf) target=fuzz_swf corpus=$dir/corpus-swf seeds=(tests/fuzz/swf) ;;
-  protocol) target=fuzz_protocol corpus=$dir/corpus-protocol seeds=(tests/fuzz/protocol) ;;
-  report) target=fuzz_report corpus=$dir/corpus-report seeds=(tests/fuzz/report) ;;
+  scenario) target=fuzz_scenario corpus=$work/corpus seeds=(scenarios tests/fuzz/regressions) ;;
+  swf) target=fuzz_swf corpus=$work/corpus-swf seeds=(tests/fuzz/swf) ;;
+  protocol) target=fuzz_protocol corpus=$work/corpus-protocol seeds=(tests/fuzz/protocol) ;;
+  report) target=fuzz_report corpus=$work/corpus-report seeds=(tests/fuzz/report) ;;
   *) echo "fuzz: expected the target scenario, swf, protocol or report, got '$2'" >&2; exit 2 ;;
 esac
-if [ -n "${VRAMSIM_FUZZ_DIR:-}" ]; then
+if [ "${VRAMSIM_FUZZ_NO_BUILD:-0}" = 1 ]; then
+  [ -x "$dir/tests/fuzz/$target" ] || { echo "fuzz: $dir/tests/fuzz/$target is not built" >&2; exit 1; }
+elif [ -n "${VRAMSIM_FUZZ_DIR:-}" ]; then
   grep -q '^VRAMSIM_FUZZ:BOOL=ON' "$dir/CMakeCache.txt" 2>/dev/null \
     || { echo "fuzz: $dir is not configured with -DVRAMSIM_FUZZ=ON" >&2; exit 1; }
   cmake --build "$dir" -j "${VRAMSIM_JOBS:-$(nproc)}" --target "$target"
@@ -38,10 +45,10 @@ else
   VRAMSIM_TARGETS=$target tools/build.sh build-fuzz -DCMAKE_CXX_COMPILER="$cxx" -DVRAMSIM_FUZZ=ON \
     -DVRAMSIM_TESTS=OFF -DVRAMSIM_BENCHMARKS=OFF -DVRAMSIM_CUDA=OFF
 fi
-mkdir -p "$corpus" "$dir/artifacts"
+mkdir -p "$corpus" "$work/artifacts"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # -timeout: seconds per input; -rss_limit_mb: memory per process.
 "$dir/tests/fuzz/$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-  -max_len=65536 -print_final_stats=1 -artifact_prefix="$dir/artifacts/" \
+  -max_len=65536 -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
   "$corpus" "${seeds[@]}"

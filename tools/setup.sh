@@ -12,6 +12,8 @@ packages=(
   python3
   # the scenario fuzzer (tools/fuzz.sh): libFuzzer from clang
   clang libclang-rt-14-dev
+  # the linker: lld, faster than ld on the sanitizer build's many test binaries
+  lld
   # live mode and its integration tests: a real single-node SLURM on loopback
   slurm-wlm munge
   # the multi-node harness: network namespaces, veth pairs and a bridge

@@ -160,6 +160,16 @@ class LiveRunFixture : public ::testing::Test {
   std::string harness_, work_;
 };
 
+// The loopback harness named by VRAMSIM_SLURM_HARNESS (fixture `slurm` or
+// `slurm_b`: the head tests are split over two, so that they run beside
+// each other).
+class LiveHead : public LiveRunFixture {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(use_harness("VRAMSIM_SLURM_HARNESS", "slurm` or `slurm_b"));
+  }
+};
+
 // A 3-node harness (slurm-harness.sh start DIR --nodes 3) named by
 // VRAMSIM_MULTINODE_HARNESS; skipped, with the harness's one line, where
 // network namespaces cannot be made.
