@@ -11,7 +11,9 @@
 #   POD_LIST  default, gpushare40, gpushare100, gpuspec33 (default: default)
 # Environment: VRAMSIM (default: build/tools/vramsim of this checkout);
 #   POLICIES (default: "first-fit ray best-fit fgd");
-#   OPENB_TRACES (default: ../shared/data/traces/alibaba-gpu-v2023 beside the checkout).
+#   OPENB_TRACES: a folder holding the cluster-trace-gpu-v2023 CSVs; unset,
+#   tools/fetch-traces finds or downloads the node list and each pod list
+#   (openb-nodes, openb-LIST: a local copy first, e.g. ../shared/data/traces).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 vramsim=${VRAMSIM:-$here/../../build/tools/vramsim}
@@ -20,8 +22,16 @@ shift || true
 lists=("$@")
 [ ${#lists[@]} -gt 0 ] || lists=(default)
 policies=${POLICIES:-first-fit ray best-fit fgd}
-traces=${OPENB_TRACES:-$here/../../../shared/data/traces/alibaba-gpu-v2023}
 [ -x "$vramsim" ] || { echo "openb-policies.sh: $vramsim not found; build it first: cmake --build build --target vramsim" >&2; exit 2; }
+if [ -n "${OPENB_TRACES:-}" ]; then
+  traces=$OPENB_TRACES
+else
+  # Each file where the studies read it (data/traces/alibaba-gpu-v2023), or one line saying why not.
+  for name in nodes "${lists[@]}"; do
+    "$here/../../tools/fetch-traces" "openb-$name" >/dev/null || exit 2
+  done
+  traces=$here/../../data/traces/alibaba-gpu-v2023
+fi
 if [ ! -f "$traces/openb_node_list_all_node.csv" ]; then
   echo "openb-policies.sh: the openb trace is absent: no $traces/openb_node_list_all_node.csv" >&2
   echo "  (set OPENB_TRACES to the folder holding the cluster-trace-gpu-v2023 CSVs)" >&2
