@@ -8,13 +8,12 @@
 namespace vramsim {
 namespace {
 
-std::string text(const Json& j) { return j.is_string() ? j.get<std::string>() : ""; }
 
 constexpr int kAppsPid = 1, kJobsPid = 2, kFirstNodePid = 3;
 
 // Collects the output: metadata first, then slices and instants in the
 // order they closed or happened.
-class Builder {
+class ChromeTraceBuilder {
  public:
   void name_process(int pid, const std::string& name) {
     meta_.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"tid", 0}, {"args", {{"name", name}}}});
@@ -90,13 +89,13 @@ class TrackBuilder {
 
   bool app_event(const TraceEvent& e) {
     const std::string& k = e.kind;
-    const std::string app = text(e["app"]);
+    const std::string app = string_field(e["app"]);
     if (k == "deploy_requested") {
       close_app(app, e.t);
       app_state_[app] = Open{"requested", e.t, e.fields};
     } else if (k == "app_state") {
       close_app(app, e.t);
-      const std::string to = text(e["to"]);
+      const std::string to = string_field(e["to"]);
       if (to != "DELETED") app_state_[app] = Open{to, e.t, {{"reason", e["reason"]}}};
       if (to == "DELETED") close_replicas([&](const Replica& r) { return r.app == app; }, e.t, "app deleted");
     } else if (k == "admission" && e["admitted"] == false) {
@@ -111,7 +110,7 @@ class TrackBuilder {
 
   bool job_event(const TraceEvent& e) {
     const std::string& k = e.kind;
-    const std::string job = text(e["job"]);
+    const std::string job = string_field(e["job"]);
     if (k == "scale_up" || k == "scale_down" || k == "autoscaler_error" || k == "worker_creation_failed") {
       b_.instant(kJobsPid, 0, k, "autoscaler", e.t, e.fields);
     } else if (k == "job_rejected") {
@@ -132,9 +131,9 @@ class TrackBuilder {
 
   bool node_event(const TraceEvent& e) {
     const std::string& k = e.kind;
-    const std::string job = text(e["job"]), node = text(e["node"]);
+    const std::string job = string_field(e["job"]), node = string_field(e["node"]);
     if (k == "node_registered") {
-      const std::string ip = text(e["ip"]);
+      const std::string ip = string_field(e["ip"]);
       node_process(node, node + " (" + ip + (job.empty() ? "" : ", job " + job) + ")");
       node_life_[node] = Open{"registered", e.t, {{"resources", e["resources"]}}};
     } else if (k == "node_lost") {
@@ -152,10 +151,10 @@ class TrackBuilder {
 
   void replica_event(const TraceEvent& e) {
     const std::string& k = e.kind;
-    const std::string app = text(e["app"]), node = text(e["node"]);
+    const std::string app = string_field(e["app"]), node = string_field(e["node"]);
     if (k == "replica_placed") {
       const int pid = node_process(node, node);
-      const std::string label = text(e["replica"]);
+      const std::string label = string_field(e["replica"]);
       auto [it, fresh] = replica_tid_.emplace(std::make_pair(node, label), node_threads_[node] + 1);
       if (fresh) {
         ++node_threads_[node];
@@ -164,7 +163,7 @@ class TrackBuilder {
       replicas_.push_back(Replica{app, node, label, it->second, Open{"placed", e.t, e.fields}});
     } else if (k == "replica_running") {
       for (auto& r : replicas_)
-        if (r.node == node && r.label == text(e["replica"]) && r.open.name == "placed") {
+        if (r.node == node && r.label == string_field(e["replica"]) && r.open.name == "placed") {
           b_.slice(node_pid_[node], r.tid, "placed", "replica", r.open.from, e.t, r.open.args);
           r.open = Open{"running", e.t, {{"app", app}}};
           break;
@@ -222,7 +221,7 @@ class TrackBuilder {
       if (pred(replicas_[i])) close_replica(i, t, why);
   }
 
-  Builder b_;
+  ChromeTraceBuilder b_;
   Json other_ = Json::object();
   std::map<std::string, int> app_tid_, job_tid_, node_pid_;
   std::map<std::string, Open> app_state_, job_state_, node_life_;

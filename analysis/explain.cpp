@@ -11,8 +11,7 @@ namespace vramsim {
 namespace {
 
 // Field readers that tolerate any JSON: a trace may come from elsewhere.
-std::string text(const Json& j) { return j.is_string() ? j.get<std::string>() : ""; }
-double number(const Json& j, double otherwise = 0) { return j.is_number() ? j.get<double>() : otherwise; }
+double json_number(const Json& j, double otherwise = 0) { return j.is_number() ? j.get<double>() : otherwise; }
 bool flag(const Json& j) { return j.is_boolean() && j.get<bool>(); }
 
 std::string seconds(SimTime t) {
@@ -31,18 +30,18 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
-struct Node {
+struct RegisteredNode {
   std::string name, job, ip;
   Json resources = Json::object();
   SimTime joined = 0;
   bool head() const { return job.empty(); }
-  double offers(const std::string& r) const { return resources.is_object() ? number(resources.value(r, Json())) : 0; }
+  double offers(const std::string& r) const { return resources.is_object() ? json_number(resources.value(r, Json())) : 0; }
 };
 
 // What the trace says about the run as a whole, gathered once.
 struct RunFacts {
   Json policies = Json::object();
-  std::vector<Node> nodes;                          // every node that registered, in order
+  std::vector<RegisteredNode> nodes;               // every node that registered, in order
   std::map<std::string, std::string> node_of_job;  // job -> node
   std::map<std::string, std::string> notice_of_job;  // job -> advertisement notice
   std::vector<std::string> apps;                    // in order of their first deploy
@@ -50,7 +49,7 @@ struct RunFacts {
   std::vector<std::size_t> job_events;  // scale-ups and what became of worker jobs, by index
 
   std::string variant(const std::string& model) const {
-    return policies.is_object() ? text(policies.value(model, Json())) : "";
+    return policies.is_object() ? string_field(policies.value(model, Json())) : "";
   }};
 
 RunFacts gather(const std::vector<TraceEvent>& events) {
@@ -64,14 +63,14 @@ RunFacts gather(const std::vector<TraceEvent>& events) {
     if (e["app"].is_string()) f.by_app[e["app"].get<std::string>()].push_back(i);
     if (job_kinds.count(e.kind)) f.job_events.push_back(i);
     if (e.kind == "node_registered") {
-      Node n{text(e["node"]), text(e["job"]), text(e["ip"]), e["resources"], e.t};
+      RegisteredNode n{string_field(e["node"]), string_field(e["job"]), string_field(e["ip"]), e["resources"], e.t};
       if (!n.resources.is_object()) n.resources = Json::object();
       if (!n.job.empty()) f.node_of_job[n.job] = n.name;
       f.nodes.push_back(std::move(n));
     } else if (e.kind == "node_advertised") {
-      f.notice_of_job[text(e["job"])] = text(e["notice"]);
+      f.notice_of_job[string_field(e["job"])] = string_field(e["notice"]);
     } else if (e.kind == "deploy_requested" && e["app"].is_string()) {
-      const std::string a = text(e["app"]);
+      const std::string a = string_field(e["app"]);
       if (seen.insert(a).second) f.apps.push_back(a);
     }
   }
@@ -113,15 +112,15 @@ Attempt last_attempt(const std::vector<TraceEvent>& events, const std::vector<st
   a.request = &events[a.from];
   for (std::size_t i : of_app) {
     const TraceEvent& e = events[i];
-    if (e.kind == "app_state") a.state = text(e["to"]);
+    if (e.kind == "app_state") a.state = string_field(e["to"]);
     if (i < a.from) continue;
     if (e.kind == "sizing") a.sizing = &e;
     else if (e.kind == "admission") a.admission = &e;
     else if (e.kind == "replicas_submitted") a.submitted = &e;
     else if (e.kind == "deploy_cancelled" || e.kind == "deploy_ignored") a.cancelled = &e;
     else if (e.kind == "replica_start_failed") a.start_failed = &e;
-    else if (e.kind == "app_state" && text(e["to"]) == "DELETING" && !a.stopped) a.stopped = &e;
-    else if (e.kind == "demand_unplaced" && text(e["label"]).rfind("introspection", 0) != 0) a.unplaced.push_back(&e);
+    else if (e.kind == "app_state" && string_field(e["to"]) == "DELETING" && !a.stopped) a.stopped = &e;
+    else if (e.kind == "demand_unplaced" && string_field(e["label"]).rfind("introspection", 0) != 0) a.unplaced.push_back(&e);
   }
   return a;
 }
@@ -145,19 +144,19 @@ std::string notices_by(const RunFacts& f, SimTime t) {
 void sizing_notes(const Attempt& a, const RunFacts& f, std::vector<Cause>& out) {
   if (!a.sizing) return;
   const TraceEvent& s = *a.sizing;
-  const double gmb = number(a.request->fields.value("gpu_memory_mb", Json()));
-  const std::string branch = text(s["branch"]);
+  const double gmb = json_number(a.request->fields.value("gpu_memory_mb", Json()));
+  const std::string branch = string_field(s["branch"]);
   if (branch == "error") {
-    Cause c = make("sizing_error", true, "sizing failed: " + text(s["error"]));
+    Cause c = make("sizing_error", true, "sizing failed: " + string_field(s["error"]));
     c.resource = "VRAM_MB";
     c.needed = gmb;
-    if (s["min_gpu_total_mb"].is_number()) c.offered = number(s["min_gpu_total_mb"]);
+    if (s["min_gpu_total_mb"].is_number()) c.offered = json_number(s["min_gpu_total_mb"]);
     set_policy(c, f, "sizing");
     out.push_back(std::move(c));
   } else if (branch == "fraction" && gmb > 0 && !flag(s["vram_advertised"])) {
     Cause c = make("sized_without_vram", false,
-                   "sized as " + format_number(number(s["num_gpus"])) + " GPU, a fraction of the smallest GPU (" +
-                       format_number(number(s["min_gpu_total_mb"])) + " MB), not packed by VRAM: no registered node "
+                   "sized as " + format_number(json_number(s["num_gpus"])) + " GPU, a fraction of the smallest GPU (" +
+                       format_number(json_number(s["min_gpu_total_mb"])) + " MB), not packed by VRAM: no registered node "
                        "advertised VRAM_MB at " + seconds(s.t) + notices_by(f, s.t));
     c.resource = "VRAM_MB";
     c.needed = gmb;
@@ -179,7 +178,7 @@ void sizing_notes(const Attempt& a, const RunFacts& f, std::vector<Cause>& out) 
                        " MB: no GPU was visible at deploy time" +
                        (workers ? "" : " on a cluster scaled to zero workers") + joined);
     c.resource = "GPU";
-    c.needed = number(s["num_gpus"]);
+    c.needed = json_number(s["num_gpus"]);
     set_policy(c, f, "sizing");
     out.push_back(std::move(c));
   }
@@ -187,11 +186,11 @@ void sizing_notes(const Attempt& a, const RunFacts& f, std::vector<Cause>& out) 
   if (a.admission && a.request) {
     // The check sums one replica of the app's deployment class, whatever
     // its replica count (AppBuilder._sum_resources).
-    const double sum = number(s["num_gpus"]);
+    const double sum = json_number(s["num_gpus"]);
     const Json& req = (*a.admission)["requested"];
-    const double seen = req.is_object() ? number(req.value("gpus", Json())) : 0;
+    const double seen = req.is_object() ? json_number(req.value("gpus", Json())) : 0;
     if (sum > 0 && seen + 1e-9 < sum) {
-      const std::string how = text((*a.admission)["reason"]) == "node_with_room" && seen == 0
+      const std::string how = string_field((*a.admission)["reason"]) == "node_with_room" && seen == 0
                                   ? ", so its search for a node with room ignored GPUs"
                                   : "";
       Cause c = make("gpu_sum_truncated", false,
@@ -215,7 +214,7 @@ Cause cpu_only_worker(const std::vector<TraceEvent>& events, std::size_t i, doub
   std::string job, node;
   for (std::size_t j = i + 1; j < events.size() && events[j].t == e.t; ++j)
     if (events[j].kind == "job_submitted") {
-      job = text(events[j]["job"]);
+      job = string_field(events[j]["job"]);
       break;
     }
   if (auto it = f.node_of_job.find(job); it != f.node_of_job.end()) node = it->second;
@@ -248,23 +247,23 @@ WorkerJobs worker_jobs_since(const std::vector<TraceEvent>& events, const Attemp
   const auto first = std::lower_bound(f.job_events.begin(), f.job_events.end(), a.from);
   for (auto it = first; it != f.job_events.end() && events[*it].t <= cutoff; ++it) {
     const TraceEvent& e = events[*it];
-    if (e.kind == "job_ended" || (e.kind == "node_registered" && !text(e["job"]).empty())) done.insert(text(e["job"]));
-    if (e.kind == "node_registered") registered.insert(text(e["job"]));
-    if (e.kind == "job_pending") w.held[text(e["job"])] = text(e["reason"]);
-    if (e.kind == "job_ended" && !registered.count(text(e["job"])) && e["state"] != "CANCELLED" &&
+    if (e.kind == "job_ended" || (e.kind == "node_registered" && !string_field(e["job"]).empty())) done.insert(string_field(e["job"]));
+    if (e.kind == "node_registered") registered.insert(string_field(e["job"]));
+    if (e.kind == "job_pending") w.held[string_field(e["job"])] = string_field(e["reason"]);
+    if (e.kind == "job_ended" && !registered.count(string_field(e["job"])) && e["state"] != "CANCELLED" &&
         e["state"] != "COMPLETED")
       w.failed.push_back(&e);
   }
   for (auto it = first; it != f.job_events.end() && events[*it].t <= cutoff; ++it) {
     const TraceEvent& e = events[*it];
     if (e.kind == "job_rejected") {
-      if (w.refused++ == 0) w.refusal = text(e["error"]);
+      if (w.refused++ == 0) w.refusal = string_field(e["error"]);
     } else if (e.kind == "job_submitted") {
-      if (!done.count(text(e["job"]))) w.waiting.push_back(text(e["job"]));
+      if (!done.count(string_field(e["job"]))) w.waiting.push_back(string_field(e["job"]));
     } else if (e.kind == "scale_up") {
       const Json& d = e["demand"];
-      const double gpu = d.is_object() ? number(d.value("GPU", Json())) : 0;
-      if (gpu <= 0 || number(e["gpus"], 1) != 0) continue;
+      const double gpu = d.is_object() ? json_number(d.value("GPU", Json())) : 0;
+      if (gpu <= 0 || json_number(e["gpus"], 1) != 0) continue;
       out.push_back(cpu_only_worker(events, *it, gpu, f));
       break;
     }
@@ -301,21 +300,21 @@ Cause missing_resource(const std::string& r, double need, double largest, const 
 // no worker on its way, a resource no node offers is the cause itself;
 // otherwise only what the nodes that did join lack. Returns whether some
 // node could hold the request at all.
-bool resource_causes(const Json& request, const std::vector<const Node*>& nodes, bool none_coming,
+bool resource_causes(const Json& request, const std::vector<const RegisteredNode*>& nodes, bool none_coming,
                      const RunFacts& f, SimTime cutoff, std::vector<Cause>& out) {
   bool some_node_fits = false;
-  for (const Node* n : nodes) {
+  for (const RegisteredNode* n : nodes) {
     bool fits = true;
     for (const auto& [r, v] : request.items())
-      if (number(v) > 0 && n->offers(r) + 1e-9 < number(v)) fits = false;
+      if (json_number(v) > 0 && n->offers(r) + 1e-9 < json_number(v)) fits = false;
     some_node_fits = some_node_fits || fits;
   }
   for (const auto& [r, v] : request.items()) {
-    const double need = number(v);
+    const double need = json_number(v);
     if (need <= 0) continue;
     double largest = 0;
     std::vector<std::string> lacking;  // worker nodes with a GPU that do not offer it
-    for (const Node* n : nodes) {
+    for (const RegisteredNode* n : nodes) {
       largest = std::max(largest, n->offers(r));
       if (!n->head() && n->offers("GPU") > 0 && n->offers(r) <= 0) lacking.push_back(n->name);
     }
@@ -341,15 +340,15 @@ void pending_causes(const std::vector<TraceEvent>& events, const Attempt& a, con
   const std::size_t before = out.size();
   if (a.start_failed) {
     Cause c = make("replica_start_failed", true,
-                   "the replica could not start on " + text((*a.start_failed)["node"]) + ": " +
-                       text((*a.start_failed)["error"]));
-    c.detail["node"] = text((*a.start_failed)["node"]);
+                   "the replica could not start on " + string_field((*a.start_failed)["node"]) + ": " +
+                       string_field((*a.start_failed)["error"]));
+    c.detail["node"] = string_field((*a.start_failed)["node"]);
     out.push_back(std::move(c));
   }
   Json request = a.unplaced.empty() ? (a.submitted ? (*a.submitted)["resources"] : Json())
                                     : (*a.unplaced.front())["request"];
   if (!request.is_object()) return;
-  std::vector<const Node*> nodes;  // registered by the cutoff
+  std::vector<const RegisteredNode*> nodes;  // registered by the cutoff
   for (const auto& n : f.nodes)
     if (n.joined <= cutoff) nodes.push_back(&n);
 
@@ -364,8 +363,8 @@ void pending_causes(const std::vector<TraceEvent>& events, const Attempt& a, con
     const TraceEvent& last = *w.failed.back();
     Cause c = make("worker_job_failed", true,
                    "pending: " + std::to_string(w.failed.size()) + " worker job(s) ended before their node " +
-                       "registered; the last, " + text(last["job"]) + ", " + text(last["state"]) + ": " +
-                       text(last["reason"]));
+                       "registered; the last, " + string_field(last["job"]) + ", " + string_field(last["state"]) + ": " +
+                       string_field(last["reason"]));
     c.detail["jobs"] = static_cast<int>(w.failed.size());
     out.push_back(std::move(c));
   }
@@ -391,7 +390,7 @@ void pending_causes(const std::vector<TraceEvent>& events, const Attempt& a, con
     out.push_back(make("waiting_for_room", true,
                        "pending: a registered node could hold it but had no room left at " + seconds(cutoff)));
   } else if (!a.unplaced.empty()) {
-    out.push_back(make("unplaceable", true, text((*a.unplaced.front())["reason"])));
+    out.push_back(make("unplaceable", true, string_field((*a.unplaced.front())["reason"])));
   }
 }
 
@@ -405,12 +404,12 @@ std::vector<Cause> app_causes(const std::vector<TraceEvent>& events, const std::
     if (a.cancelled) {
       Cause c = make("deploy_cancelled", true,
                      "deploy " + std::string(a.cancelled->kind == "deploy_ignored" ? "ignored" : "cancelled") + ": " +
-                         text((*a.cancelled)["reason"]));
+                         string_field((*a.cancelled)["reason"]));
       blocking.push_back(std::move(c));
     } else if (a.admission && !flag((*a.admission)["admitted"])) {
       const TraceEvent& ad = *a.admission;
-      const double jobs = number(ad["worker_jobs"]), unregistered = number(ad["unregistered_jobs"]),
-                   max_workers = number(ad["max_workers"]);
+      const double jobs = json_number(ad["worker_jobs"]), unregistered = json_number(ad["unregistered_jobs"]),
+                   max_workers = json_number(ad["max_workers"]);
       Cause c;
       if (unregistered > 0 && jobs >= max_workers && f.variant("admission") != "fixed") {
         c = make("admission_counts_in_flight", true,
@@ -419,7 +418,7 @@ std::vector<Cause> app_causes(const std::vector<TraceEvent>& events, const std::
       } else {
         c = make("admission_insufficient", true,
                  "rejected at admission: no registered node had room and worker_jobs=" + format_number(jobs) +
-                     " of max_workers=" + format_number(max_workers) + ": " + text(ad["message"]));
+                     " of max_workers=" + format_number(max_workers) + ": " + string_field(ad["message"]));
       }
       c.resource = "worker_jobs";
       c.needed = jobs + 1;
@@ -439,7 +438,7 @@ std::vector<Cause> app_causes(const std::vector<TraceEvent>& events, const std::
       if (a.stopped) {
         cutoff = a.stopped->t;
         blocking.push_back(make("stopped_before_running", true,
-                                "stopped at " + seconds(cutoff) + " (" + text((*a.stopped)["reason"]) +
+                                "stopped at " + seconds(cutoff) + " (" + string_field((*a.stopped)["reason"]) +
                                     ") before it reached RUNNING"));
       }
       pending_causes(events, a, f, cutoff, blocking);
@@ -461,25 +460,25 @@ std::vector<Cause> run_findings(const std::vector<TraceEvent>& events, const Run
   std::map<std::string, const TraceEvent*> ended;
   for (const auto& e : events) {
     if (e.kind == "shutdown_plan") plan = &e;
-    if (e.kind == "job_ended") ended[text(e["job"])] = &e;
+    if (e.kind == "job_ended") ended[string_field(e["job"])] = &e;
     if (e.kind == "device_vram_overbooked") {
       Cause c = make("device_overbooked", false,
-                     "device " + format_number(number(e["device"])) + " of " + text(e["node"]) + " booked " +
-                         format_number(number(e["booked_mb"])) + " of " + format_number(number(e["total_mb"])) +
-                         " MB for " + text(e["app"]) + ": node-level VRAM_MB sums the node's GPUs");
+                     "device " + format_number(json_number(e["device"])) + " of " + string_field(e["node"]) + " booked " +
+                         format_number(json_number(e["booked_mb"])) + " of " + format_number(json_number(e["total_mb"])) +
+                         " MB for " + string_field(e["app"]) + ": node-level VRAM_MB sums the node's GPUs");
       c.resource = "VRAM_MB";
-      c.needed = number(e["booked_mb"]);
-      c.offered = number(e["total_mb"]);
-      c.detail = {{"node", text(e["node"])}, {"device", e["device"]}, {"app", text(e["app"])}};
+      c.needed = json_number(e["booked_mb"]);
+      c.offered = json_number(e["total_mb"]);
+      c.detail = {{"node", string_field(e["node"])}, {"device", e["device"]}, {"app", string_field(e["app"])}};
       set_policy(c, f, "advertisement");
       out.push_back(std::move(c));
     }
     if (e.kind == "shutdown_done" && e["jobs_left"].is_array() && !e["jobs_left"].empty()) {
       std::vector<std::string> jobs, fates;
-      for (const auto& j : e["jobs_left"]) jobs.push_back(text(j));
+      for (const auto& j : e["jobs_left"]) jobs.push_back(string_field(j));
       std::string why = "the shutdown plan did not cancel them";
       if (plan && flag((*plan)["return_early"]))
-        why = "close_all returned early" + (text((*plan)["note"]).empty() ? "" : " (" + text((*plan)["note"]) + ")");
+        why = "close_all returned early" + (string_field((*plan)["note"]).empty() ? "" : " (" + string_field((*plan)["note"]) + ")");
       else if (plan && !flag((*plan)["cancel_remaining"]))
         why = "close_all did not cancel the remaining jobs";
       Cause c = make("jobs_left_after_shutdown", false,
@@ -498,9 +497,9 @@ std::vector<Cause> run_findings(const std::vector<TraceEvent>& events, const Run
     if (c.code != "jobs_left_after_shutdown") continue;
     std::vector<std::string> fates;
     for (const auto& j : c.detail["jobs"]) {
-      const std::string job = text(j);
+      const std::string job = string_field(j);
       if (auto it = ended.find(job); it != ended.end())
-        fates.push_back("job " + job + " ended " + text((*it->second)["state"]) + " at " + seconds(it->second->t));
+        fates.push_back("job " + job + " ended " + string_field((*it->second)["state"]) + " at " + seconds(it->second->t));
       else
         fates.push_back("job " + job + " still held when the trace ends");
     }
@@ -530,30 +529,30 @@ namespace {
 std::vector<ColdStartRequest> cold_starts(const std::vector<TraceEvent>& events, const std::string& id) {
   std::vector<ColdStartRequest> out;
   for (const auto& ev : events) {
-    if (ev.kind != "request_cold_start" || text(ev["app"]) != id) continue;
+    if (ev.kind != "request_cold_start" || string_field(ev["app"]) != id) continue;
     ColdStartRequest c;
     c.arrived = ev["arrived_us"].get<SimTime>();
     c.dispatched = ev["dispatched_us"].get<SimTime>();
     c.answered = ev.t;
-    c.replica = text(ev["replica"]);
+    c.replica = string_field(ev["replica"]);
     for (const auto& e : events) {
       if (e.t < c.arrived || e.t > c.dispatched) continue;
-      const bool mine = e.fields.contains("app") && text(e["app"]) == id;
+      const bool mine = e.fields.contains("app") && string_field(e["app"]) == id;
       std::string what;
       if (e.kind == "replica_target" && mine)
         what = "replica autoscaler: target " + e["from"].dump() + " -> " + e["to"].dump();
       else if (e.kind == "scale_up")
         what = "workers monitor: scale-up, a worker job of " + e["gpus"].dump() + " GPU";
       else if (e.kind == "job_submitted")
-        what = "sbatch: job " + text(e["job"]) + " submitted";
+        what = "sbatch: job " + string_field(e["job"]) + " submitted";
       else if (e.kind == "job_started")
-        what = "SLURM: job " + text(e["job"]) + " started (queue wait over)";
-      else if (e.kind == "node_registered" && !text(e["job"]).empty())
-        what = "node " + text(e["node"]) + " registered (job " + text(e["job"]) + ")";
+        what = "SLURM: job " + string_field(e["job"]) + " started (queue wait over)";
+      else if (e.kind == "node_registered" && !string_field(e["job"]).empty())
+        what = "node " + string_field(e["node"]) + " registered (job " + string_field(e["job"]) + ")";
       else if (e.kind == "replica_placed" && mine)
-        what = "replica " + text(e["replica"]) + " placed on " + text(e["node"]);
+        what = "replica " + string_field(e["replica"]) + " placed on " + string_field(e["node"]);
       else if (e.kind == "replica_running" && mine)
-        what = "replica " + text(e["replica"]) + " running (runtime env and init done)";
+        what = "replica " + string_field(e["replica"]) + " running (runtime env and init done)";
       if (!what.empty()) c.steps.emplace_back(e.t, what);
     }
     out.push_back(std::move(c));
@@ -570,8 +569,8 @@ Explanation explain_trace(const std::vector<TraceEvent>& events, const std::opti
   const RunFacts f = gather(events);
   Explanation x;
   const TraceEvent& start = events.front();
-  x.scenario = text(start["scenario"]);
-  x.mode = text(start["mode"]).empty() ? "simulation" : text(start["mode"]);
+  x.scenario = string_field(start["scenario"]);
+  x.mode = string_field(start["mode"]).empty() ? "simulation" : string_field(start["mode"]);
   x.seed = start["seed"].is_number_unsigned() ? start["seed"].get<std::uint64_t>() : 0;
   x.policies = f.policies.is_object() ? f.policies : Json::object();
   x.end = events.back().t;
@@ -597,7 +596,7 @@ Explanation explain_trace(const std::vector<TraceEvent>& events, const std::opti
 
 void print_explanation(const Explanation& x, std::ostream& out) {
   out << "run " << x.scenario << " (" << x.mode << ", seed " << x.seed << ")  policies";
-  for (const auto& [m, v] : x.policies.items()) out << " " << m << "=" << text(v);
+  for (const auto& [m, v] : x.policies.items()) out << " " << m << "=" << string_field(v);
   out << "\n";
   for (const auto& a : x.apps) {
     out << "\napp " << a.app << ": ";

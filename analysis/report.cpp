@@ -33,7 +33,7 @@ std::string spread_cell(const Spread& s) {
   return figure(s.mean) + " [" + figure(s.p5) + ", " + figure(s.p95) + "]";
 }
 
-struct Builder {
+struct ReportBuilder {
   const ReportOptions& opt;
   ReportFiles out;
   std::ostringstream md;
@@ -74,7 +74,7 @@ struct Builder {
   void sweep_seeds_only(const SweepTable& t, const std::string& name, const std::string& metric);
 };
 
-void Builder::runs(const std::vector<TracedRun>& runs) {
+void ReportBuilder::runs(const std::vector<TracedRun>& runs) {
   md << "## Runs\n\n| trace | scenario | policies | seed | apps | RUNNING | p50 s | p95 s | max s |\n"
         "|---|---|---|---|---|---|---|---|---|\n";
   std::map<std::string, std::pair<std::vector<double>, std::size_t>> by_policy;  // times, apps
@@ -121,7 +121,7 @@ void Builder::runs(const std::vector<TracedRun>& runs) {
 
 // Two pictures per serving app: request latency over time (p50 and p95 of
 // each window), and replicas over time against the traffic.
-void Builder::serving(const std::string& name, const std::vector<ServeSeries>& series) {
+void ReportBuilder::serving(const std::string& name, const std::vector<ServeSeries>& series) {
   for (const ServeSeries& s : series) {
     if (s.points.empty()) continue;
     const double t0 = 0, t1 = s.points.back().t;
@@ -161,7 +161,7 @@ void Builder::serving(const std::string& name, const std::vector<ServeSeries>& s
   }
 }
 
-void Builder::timelines(const std::vector<std::pair<std::string, std::vector<NodeSeries>>>& timelines) {
+void ReportBuilder::timelines(const std::vector<std::pair<std::string, std::vector<NodeSeries>>>& timelines) {
   // One y range for every timeline, so the policies' pictures compare.
   double top = 0;
   for (const auto& [name, series] : timelines)
@@ -240,7 +240,7 @@ std::vector<std::string> param_values(const SweepTable& t, const std::string& pa
   return values;
 }
 
-void Builder::sweep_by_param(const SweepTable& t, const std::string& name, const std::string& param,
+void ReportBuilder::sweep_by_param(const SweepTable& t, const std::string& name, const std::string& param,
                              const std::string& metric, std::pair<double, double> range) {
   const bool numeric = all_numbers(param_values(t, param, false));
   const auto values = param_values(t, param, numeric);
@@ -262,7 +262,7 @@ void Builder::sweep_by_param(const SweepTable& t, const std::string& name, const
   md << "![" << metric << " by " << param << "](" << plot_name << ".png)\n\n";
 }
 
-std::vector<std::string> Builder::sweep_param_table(const std::vector<SweepSeries>& series,
+std::vector<std::string> ReportBuilder::sweep_param_table(const std::vector<SweepSeries>& series,
                                                     const std::vector<std::string>& values, const std::string& param,
                                                     const std::string& metric) {
   md << "### " << metric << " by " << param << "\n\nmean [p5, p95] over seeds\n\n| " << param;
@@ -310,7 +310,7 @@ std::vector<std::string> Builder::sweep_param_table(const std::vector<SweepSerie
   return empty_values;
 }
 
-void Builder::sweep_param_plot(const std::vector<SweepSeries>& series, const std::vector<std::string>& values,
+void ReportBuilder::sweep_param_plot(const std::vector<SweepSeries>& series, const std::vector<std::string>& values,
                                bool numeric, const std::vector<std::string>& empty_values, const std::string& plot_name,
                                const std::string& param, const std::string& metric, std::pair<double, double> range) {
   std::map<std::string, std::size_t> index;
@@ -361,7 +361,7 @@ void Builder::sweep_param_plot(const std::vector<SweepSeries>& series, const std
                       yrange_line(range) + "set grid\nset key tmargin center horizontal\n" + body + "\n");
 }
 
-void Builder::sweep_seeds_only(const SweepTable& t, const std::string& name, const std::string& metric) {
+void ReportBuilder::sweep_seeds_only(const SweepTable& t, const std::string& name, const std::string& metric) {
   std::vector<double> v;
   for (const auto& r : t.rows)
     if (const auto x = number(r.at(metric))) v.push_back(*x);
@@ -394,7 +394,7 @@ void Builder::sweep_seeds_only(const SweepTable& t, const std::string& name, con
   md << "![" << metric << " over seeds](" << plot_name << ".png)\n\n";
 }
 
-Builder::MetricColumns Builder::metric_columns(const SweepTable& t) {
+ReportBuilder::MetricColumns ReportBuilder::metric_columns(const SweepTable& t) {
   MetricColumns c;
   auto& [varying, constant, partly_empty, never, empty_where] = c;
   for (const auto& col : t.columns)
@@ -428,7 +428,7 @@ Builder::MetricColumns Builder::metric_columns(const SweepTable& t) {
   return c;
 }
 
-void Builder::sweep_summary(const SweepTable& t, const std::string& name, const MetricColumns& c,
+void ReportBuilder::sweep_summary(const SweepTable& t, const std::string& name, const MetricColumns& c,
                             const std::vector<std::string>& metrics) {
   std::set<std::string> seeds;
   for (const auto& r : t.rows) seeds.insert(r.at("seed"));
@@ -459,7 +459,7 @@ void Builder::sweep_summary(const SweepTable& t, const std::string& name, const 
   md << "\n";
 }
 
-void Builder::sweep_seed_table(const SweepTable& t, const std::vector<std::string>& metrics) {
+void ReportBuilder::sweep_seed_table(const SweepTable& t, const std::vector<std::string>& metrics) {
   md << "| metric | runs | mean | 95 % CI of the mean | p5 | p50 | p95 | min | max |\n|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& m : metrics) {
     std::vector<double> v;
@@ -473,7 +473,7 @@ void Builder::sweep_seed_table(const SweepTable& t, const std::vector<std::strin
   md << "\n";
 }
 
-void Builder::sweep(const SweepTable& t) {
+void ReportBuilder::sweep(const SweepTable& t) {
   const std::string name = std::filesystem::path(t.file).stem().string();
   for (const auto& m : opt.metrics)
     if (std::find(t.metrics.begin(), t.metrics.end(), m) == t.metrics.end())
@@ -780,7 +780,7 @@ std::pair<std::string, double> parse_slo(const std::string& text) {
 }
 
 ReportFiles build_report(const ReportInputs& in, const ReportOptions& opt) {
-  Builder b{opt, {}, {}};
+  ReportBuilder b{opt, {}, {}};
   b.md << "# Report: " << in.title << "\n\n";
   if (!in.runs.empty()) b.runs(in.runs);
   if (!in.timelines.empty()) b.timelines(in.timelines);

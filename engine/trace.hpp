@@ -25,6 +25,9 @@ struct TraceEvent {
   const Json& operator[](const std::string& key) const;
 };
 
+// A trace event's string field, or "" where it is absent or not a string.
+inline std::string string_field(const Json& j) { return j.is_string() ? j.get<std::string>() : ""; }
+
 class TraceSink {
  public:
   virtual ~TraceSink() = default;

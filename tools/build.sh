@@ -3,8 +3,10 @@
 #   tools/build.sh                    release build in build/
 #   tools/build.sh build-asan -DVRAMSIM_SANITIZE=ON
 #   VRAMSIM_TARGETS="vramsim" tools/build.sh   only these targets
-#   VRAMSIM_QUICK=1 tools/build.sh    -O1 without debug info: about 40 % less
-#                                     compile time, for the main job's first
+#   VRAMSIM_QUICK=1 tools/build.sh    -O1 without debug info, and each library
+#                                     compiled as one source (a unity build:
+#                                     the headers parsed once per library, not
+#                                     per file), for the main job's first
 #                                     build; benchmarks want the default -O2
 #   VRAMSIM_OPT="-O2 -DNDEBUG" tools/build.sh   these optimisation flags instead
 #                                     (tools/run-tests.sh builds the tests so)
@@ -26,10 +28,11 @@ if command -v ccache >/dev/null 2>&1 && [ "${VRAMSIM_CCACHE:-1}" != 0 ]; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 fi
 # Set on every configure, so a folder built quick goes back to -O2 -g.
-opt="-O2 -g -DNDEBUG"
-[ "${VRAMSIM_QUICK:-0}" = 1 ] && opt="-O1 -DNDEBUG"
+opt="-O2 -g -DNDEBUG" unity=OFF
+[ "${VRAMSIM_QUICK:-0}" = 1 ] && opt="-O1 -DNDEBUG" unity=ON
 [ -n "${VRAMSIM_OPT:-}" ] && opt="$VRAMSIM_OPT"
-cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$opt" "${launcher[@]}" "$@" \
+cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$opt" \
+  -DVRAMSIM_UNITY=$unity "${launcher[@]}" "$@" \
   >"$dir.configure.log" 2>&1 \
   || { cat "$dir.configure.log"; exit 1; }
 # shellcheck disable=SC2086

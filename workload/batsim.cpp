@@ -10,7 +10,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr double kMaxValue = 1e12;  // as for SWF: keeps sums far from overflow
+constexpr double kMaxNumber = 1e12;  // as for SWF: keeps sums far from overflow
 // Batsim's times are real numbers of seconds; kept to the millisecond.
 constexpr std::int64_t kBatsimTicks = 1000;
 std::int64_t to_ticks(double seconds) { return std::llround(seconds * static_cast<double>(kBatsimTicks)); }
@@ -30,15 +30,15 @@ class Reader {
     throw WorkloadError(file_, 0, path, problem);
   }
 
-  // A number in [lo, kMaxValue].
+  // A number in [lo, kMaxNumber].
   double number(const Json& v, const std::string& path, double lo, const char* what) const {
-    if (!v.is_number() || !(v.get<double>() >= lo) || v.get<double>() > kMaxValue)
+    if (!v.is_number() || !(v.get<double>() >= lo) || v.get<double>() > kMaxNumber)
       fail(path, std::string("expected ") + what + ", got " + shown(v));
     return v.get<double>();
   }
 
   std::int64_t integer(const Json& v, const std::string& path, std::int64_t lo, const char* what) const {
-    if (!v.is_number_integer() || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > kMaxValue)
+    if (!v.is_number_integer() || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > kMaxNumber)
       fail(path, std::string("expected ") + what + ", got " + shown(v));
     return v.get<std::int64_t>();
   }
@@ -111,7 +111,7 @@ SwfTrace parse_batsim(std::string_view text, const std::string& file, std::size_
       const std::string& str = id.get_ref<const std::string&>();
       std::int64_t v = -1;
       const auto [p, ec] = std::from_chars(str.data(), str.data() + str.size(), v);
-      if (str.empty() || ec != std::errc() || p != str.data() + str.size() || v < 0 || v > kMaxValue)
+      if (str.empty() || ec != std::errc() || p != str.data() + str.size() || v < 0 || v > kMaxNumber)
         rd.fail(path + ".id", "expected an integer id >= 0 (or a string of digits), got " + shown(id));
       s.id = v;
     } else {
