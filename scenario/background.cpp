@@ -8,6 +8,35 @@
 
 namespace vramsim {
 
+namespace {
+
+// Whether a job of `nodes` nodes, each with `cores` cores and `gpus` GPUs,
+// could ever run on the partition; counts it as left out if not.
+bool fits_partition(std::int64_t nodes, std::int64_t cores, std::int64_t gpus,
+                    const std::vector<PartitionNodeType>& partition, BackgroundLoad& load) {
+  std::int64_t hosts = 0, most_gpus = 0;
+  for (const auto& t : partition) {
+    most_gpus = std::max<std::int64_t>(most_gpus, t.gpus);
+    if (t.cpus >= cores && t.gpus >= gpus) hosts += t.count;
+  }
+  if (gpus > most_gpus) {
+    ++load.too_many_gpus;
+    return false;
+  }
+  if (nodes > hosts) {
+    ++load.too_wide;
+    return false;
+  }
+  return true;
+}
+
+void sort_by_submit(BackgroundLoad& load) {
+  std::stable_sort(load.jobs.begin(), load.jobs.end(),
+                   [](const BackgroundJob& a, const BackgroundJob& b) { return a.submit < b.submit; });
+}
+
+}  // namespace
+
 BackgroundLoad load_background(const BackgroundSpec& spec, const std::vector<PartitionNodeType>& partition) {
   const SwfTrace trace = spec.source == "batsim" ? load_batsim(spec.path, spec.limit) : load_swf(spec.path, spec.limit);
   std::int64_t cpn = spec.procs_per_node;
@@ -45,28 +74,24 @@ BackgroundLoad load_background(const BackgroundSpec& spec, const std::vector<Par
       ++load.no_run_time;
       continue;
     }
-    // A job spreads over as few nodes as hold its processors, evenly.
+    // A job spreads over as few nodes as hold its processors, evenly; its
+    // GPUs (SLURM's --gres=gpu:N) are per node.
     const std::int64_t nodes = (procs + cpn - 1) / cpn;
     const std::int64_t per_node = (procs + nodes - 1) / nodes;
-    std::int64_t hosts = 0;
-    for (const auto& t : partition)
-      if (t.cpus >= per_node) hosts += t.count;
-    if (nodes > hosts) {
-      ++load.too_wide;
-      continue;
-    }
+    const std::int64_t gpus = std::max<std::int64_t>(j.gpus_per_node, 0);
+    if (!fits_partition(nodes, per_node, gpus, partition, load)) continue;
     BackgroundJob b;
     b.id = j.id;
     b.submit = (j.submit - from) * tick;
     b.nodes = nodes;
     b.cpus_per_node = per_node;
+    b.gpus_per_node = gpus;
     b.run_time = j.run_time * tick;
     b.estimate = replay_estimate(j) * tick;
     if (const auto limit = replay_time_limit(trace, j)) b.time_limit = *limit * tick;
     load.jobs.push_back(b);
   }
-  std::stable_sort(load.jobs.begin(), load.jobs.end(),
-                   [](const BackgroundJob& a, const BackgroundJob& b) { return a.submit < b.submit; });
+  sort_by_submit(load);
   return load;
 }
 

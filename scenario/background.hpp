@@ -1,7 +1,7 @@
 #pragma once
 // A scenario's background load: batch jobs from a workload trace (SWF or
-// Batsim JSON) turned into jobs of the simulated partition, where they
-// compete with the worker jobs (docs/capacity-planning.md).
+// Batsim JSON) turned into jobs of the simulated partition, where they compete with the worker jobs for cores and GPUs
+// (docs/capacity-planning.md, docs/scenario-format.md).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,12 +18,15 @@ struct BackgroundSpec {
   // Trace second that becomes t = 0 (none: the first job's submit time);
   // jobs submitted earlier are left out.
   std::optional<std::int64_t> from_s;
-  std::int64_t procs_per_node = 0;  // cores of one trace processor's node (0: the smallest partition node)
+  // Cores of one trace processor's node (0: the smallest partition node).
+  std::int64_t procs_per_node = 0;
 };
 
 struct BackgroundLoad {
   std::vector<BackgroundJob> jobs;  // by submit time
   std::size_t read = 0, before_start = 0, no_run_time = 0, too_wide = 0;
+  std::size_t too_many_gpus = 0;  // more GPUs per node than any partition node has
+  std::size_t skipped() const { return before_start + no_run_time + too_wide + too_many_gpus; }
   std::vector<std::string> warnings;  // the trace's unreadable header lines
 };
 

@@ -165,7 +165,8 @@ void parse_background(Obj& co, Scenario& s) {
       bo.fail(bo.at("limit"), "expected at most " + std::to_string(limits::kMaxBackgroundJobs) +
                                   " background jobs, the trace has " + std::to_string(load.jobs.size()));
     s.slurm.background = std::move(load.jobs);
-    s.background_skipped = load.before_start + load.no_run_time + load.too_wide;
+    s.background_skipped = load.skipped();
+    s.background_skipped_gpus = load.too_many_gpus;
     s.warnings.insert(s.warnings.end(), load.warnings.begin(), load.warnings.end());
   } catch (const WorkloadError& e) {
     bo.fail(bo.at("path"), e.what());
