@@ -4,6 +4,7 @@
 
 #include "scenario/scenario.hpp"
 #include "workload/batsim.hpp"
+#include "workload/openb.hpp"
 #include "workload/swf.hpp"
 
 namespace vramsim {
@@ -35,9 +36,43 @@ void sort_by_submit(BackgroundLoad& load) {
                    [](const BackgroundJob& a, const BackgroundJob& b) { return a.submit < b.submit; });
 }
 
+// An openb pod list: each pod is a job of one node from its creation to its
+// deletion, with ceil(cpu_milli / 1000) cores and num_gpu whole GPUs (a GPU
+// share holds one whole GPU: SLURM has no GPU fractions). The reader bounds
+// every time to ten years and cpu_milli to 4096000, so nothing overflows.
+BackgroundLoad load_openb_background(const BackgroundSpec& spec, const std::vector<PartitionNodeType>& partition) {
+  const std::vector<OpenbPod> pods = load_openb_pods(spec.path, spec.limit);
+  BackgroundLoad load;
+  load.read = pods.size();
+  std::int64_t from = spec.from_s.value_or(0);
+  if (!spec.from_s && !pods.empty()) {
+    from = pods.front().creation_time;
+    for (const OpenbPod& p : pods) from = std::min(from, p.creation_time);
+  }
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    const OpenbPod& p = pods[i];
+    if (p.creation_time < from) {
+      ++load.before_start;
+      continue;
+    }
+    const std::int64_t cores = (p.cpu_milli + 999) / 1000;
+    if (!fits_partition(1, cores, p.num_gpu, partition, load)) continue;
+    BackgroundJob b;
+    b.id = static_cast<std::int64_t>(i);  // the pod's row, from 0
+    b.submit = (p.creation_time - from) * kSecond;
+    b.cpus_per_node = cores;
+    b.gpus_per_node = p.num_gpu;
+    b.run_time = b.estimate = (p.deletion_time - p.creation_time) * kSecond;
+    load.jobs.push_back(b);
+  }
+  sort_by_submit(load);
+  return load;
+}
+
 }  // namespace
 
 BackgroundLoad load_background(const BackgroundSpec& spec, const std::vector<PartitionNodeType>& partition) {
+  if (spec.source == "openb") return load_openb_background(spec, partition);
   const SwfTrace trace = spec.source == "batsim" ? load_batsim(spec.path, spec.limit) : load_swf(spec.path, spec.limit);
   std::int64_t cpn = spec.procs_per_node;
   if (cpn <= 0) {

@@ -69,7 +69,8 @@ struct Outcome {
 
 Outcome run(const std::string& scheduler, const std::string& trace, int worker_cpus = 4,
             const std::string& source = "swf") {
-  const std::string path = write_temp(source == "swf" ? "load.swf" : "load.json", trace);
+  const std::string name = source == "swf" ? "load.swf" : source == "batsim" ? "load.json" : "load.csv";
+  const std::string path = write_temp(name, trace);
   const Scenario sc = parse_scenario_text(scenario(scheduler, path, worker_cpus, source), "bg.json");
   RunOptions opt;
   opt.trace_path = scratch().file("trace.jsonl");
@@ -292,6 +293,51 @@ TEST(BackgroundLoad, GpusPerNodeNarrowTheNodesAJobCanTake) {
   EXPECT_EQ(load.too_wide, 1u) << "2 nodes with 2 GPUs each: the partition has one";
   EXPECT_EQ(load.too_many_gpus, 1u) << "5 GPUs per node: no node has them";
   EXPECT_EQ(load.skipped(), 2u);
+}
+
+// openb pods: rows of name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation,deletion,scheduled.
+const std::string kPods =
+    "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+    "p0,1500,1024,1,500,,LS,Running,100,1100,\n"         // a GPU share: one whole GPU, 2 cores, 1000 s
+    "p1,0,1024,1,1000,,BE,Succeeded,100,1600,100\n"      // 1 GPU, no core, 1500 s
+    "p2,1000,1024,2,1000,,LS,Running,200,300,\n"         // 2 GPUs per node: no node has them
+    "p3,4001,1024,0,0,,Burstable,Failed,200,300,\n";     // 5 cores: no node has them
+
+TEST(BackgroundLoad, OpenbPodsAreJobsOfOneNodeWithWholeGpus) {
+  std::vector<PartitionNodeType> partition(1);
+  partition[0].count = 2;
+  partition[0].cpus = 4;
+  partition[0].gpus = 1;
+  BackgroundSpec spec;
+  spec.source = "openb";
+  spec.path = write_temp("pods.csv", kPods);
+  const BackgroundLoad load = load_background(spec, partition);
+  ASSERT_EQ(load.jobs.size(), 2u);
+  EXPECT_EQ(load.jobs[0].submit, 0) << "the first creation time is t = 0";
+  EXPECT_EQ(load.jobs[0].nodes, 1);
+  EXPECT_EQ(load.jobs[0].cpus_per_node, 2) << "ceil(1500 / 1000)";
+  EXPECT_EQ(load.jobs[0].gpus_per_node, 1) << "a GPU share holds a whole GPU";
+  EXPECT_EQ(load.jobs[0].run_time, 1000 * kSecond);
+  EXPECT_EQ(load.jobs[1].cpus_per_node, 0);
+  EXPECT_EQ(load.jobs[1].run_time, 1500 * kSecond);
+  EXPECT_EQ(load.too_many_gpus, 1u);
+  EXPECT_EQ(load.too_wide, 1u);
+  spec.from_s = 150;
+  EXPECT_EQ(load_background(spec, partition).before_start, 2u);
+}
+
+TEST(BackgroundLoad, OpenbPodsHoldingTheOnlyGpusKeepTheWorkerWaiting) {
+  const Outcome o = run("fcfs", kPods, 1, "openb");
+  EXPECT_EQ(o.worker_started, 1000 * kSecond);
+  EXPECT_EQ(o.metrics.background_skipped_gpus, 1u);
+  EXPECT_NEAR(o.metrics.background_gpu_share, 2500.0 / (2 * 7200), 1e-12);
+  try {
+    run("fcfs", "name,cpu_milli\n", 1, "openb");
+    FAIL() << "a malformed pod list was accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.path(), "$.cluster.background.path");
+    EXPECT_NE(e.problem().find("load.csv: line 1"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
