@@ -81,7 +81,8 @@ std::string metric_label(const std::string& m) {
     return m.size() > tail.size() && m.compare(m.size() - tail.size(), tail.size(), tail) == 0;
   };
   static const char* shares[] = {"req_slo_attainment", "vram_utilisation", "sampled_vram_utilisation",
-                                 "gpu_allocation", "gpu_fragmentation_share", "background_core_share", "shut_down"};
+                                 "gpu_allocation", "gpu_fragmentation_share", "background_core_share",
+                                 "background_gpu_share", "shut_down"};
   for (const char* s : shares)
     if (m == s) return m + " (share, 0 to 1)";
   if (m.rfind("gpu_hours", 0) == 0) return m + " (GPU-hours)";

@@ -75,8 +75,8 @@ bool is_run_metric(const std::string& name) {
 
 double metric_upper_limit(const std::string& name) {
   static const std::set<std::string> shares = {"req_slo_attainment",    "vram_utilisation",  "background_core_share",
-                                               "gpu_fragmentation_share", "gpu_allocation", "sampled_vram_utilisation",
-                                               "shut_down"};
+                                               "background_gpu_share",  "gpu_fragmentation_share", "gpu_allocation",
+                                               "sampled_vram_utilisation", "shut_down"};
   return shares.count(name) ? 1.0 : kInf;
 }
 

@@ -453,6 +453,7 @@ void RunMetrics::for_each(const std::function<void(const char*, std::optional<do
   f("background_never_started", bg(static_cast<double>(background_never_started)));
   f("background_wait_mean_s", bg(background_wait_mean_s));
   f("background_core_share", bg(background_core_share));
+  f("background_gpu_share", bg(background_gpu_share));
 }
 
 ScenarioDriver::ScenarioDriver(const Scenario& sc, RunView world, RunResult& result)

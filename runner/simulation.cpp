@@ -165,9 +165,14 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
       m.background_started = b.started;
       m.background_never_started = b.jobs > b.started ? b.jobs - b.started : 0;
       m.background_wait_mean_s = b.started ? b.wait_s / static_cast<double>(b.started) : 0;
-      double cores = 0;
-      for (const auto& t : sc.slurm.nodes) cores += static_cast<double>(t.cpus) * t.count;
+      m.background_skipped_gpus = sc.background_skipped_gpus;
+      double cores = 0, gpus = 0;
+      for (const auto& t : sc.slurm.nodes) {
+        cores += static_cast<double>(t.cpus) * t.count;
+        gpus += static_cast<double>(t.gpus) * t.count;
+      }
       m.background_core_share = end > 0 && cores > 0 ? b.busy_cpu_s / (cores * to_seconds(end)) : 0;
+      m.background_gpu_share = end > 0 && gpus > 0 ? b.held_gpu_s / (gpus * to_seconds(end)) : 0;
     }
   });
   if (opt.critical_path) {
@@ -212,10 +217,15 @@ void print_summary(const RunResult& r, std::ostream& out) {
     out << "no shutdown: " << m.jobs_left << " job(s) still queued or running at " << format_seconds(m.end_time)
         << " s\n";
   if (!r.workload.empty()) out << r.workload << "\n";
-  if (m.background_jobs > 0)
-    out << "background: " << m.background_jobs << " trace job(s) (" << m.background_skipped << " left out), "
-        << m.background_started << " started, mean wait " << format_number(std::round(m.background_wait_mean_s))
-        << " s, " << format_number(std::round(m.background_core_share * 1000) / 10) << "% of the partition's cores busy\n";
+  if (m.background_jobs > 0) {
+    out << "background: " << m.background_jobs << " trace job(s) (" << m.background_skipped << " left out";
+    if (m.background_skipped_gpus > 0)
+      out << ", " << m.background_skipped_gpus << " of them for more GPUs per node than any node has";
+    out << "), " << m.background_started << " started, mean wait "
+        << format_number(std::round(m.background_wait_mean_s)) << " s, "
+        << format_number(std::round(m.background_core_share * 1000) / 10) << "% of the partition's cores busy, "
+        << format_number(std::round(m.background_gpu_share * 1000) / 10) << "% of its GPUs held\n";
+  }
   if (m.utilisation_samples > 0)
     out << "GPU use (mean of " << m.utilisation_samples << " samples): allocated "
         << format_number(std::round(m.gpu_allocation * 1000) / 10) << "%, VRAM booked "

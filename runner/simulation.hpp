@@ -62,10 +62,12 @@ struct RunMetrics {
   bool shut_down = false;            // jobs_left counts after shutdown, else at the end
   std::uint64_t events = 0;
   // Background load (cluster.background): trace jobs in the run, left out,
-  // started, their mean wait, and the partition's cores they kept busy.
+  // started, their mean wait, and the partition's cores they kept busy and
+  // GPUs they held.
   std::size_t background_jobs = 0, background_skipped = 0, background_started = 0;
   std::size_t background_never_started = 0;  // in the run, still queued at its end
-  double background_wait_mean_s = 0, background_core_share = 0;
+  std::size_t background_skipped_gpus = 0;   // of the skipped, too many GPUs per node (summary only)
+  double background_wait_mean_s = 0, background_core_share = 0, background_gpu_share = 0;
   // Capacity figures (docs/sweeps.md); nullopt where there is nothing to measure.
   std::optional<double> ttr_p50_s, ttr_p95_s, ttr_p99_s;  // time to RUNNING over apps that got there
   int rejected_deployments = 0;       // admission decisions that refused a deploy

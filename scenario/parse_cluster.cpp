@@ -5,6 +5,7 @@
 #include "backends/sim/sim_slurm_backend.hpp"
 #include "scenario/background.hpp"
 #include "scenario/scenario_parse.hpp"
+#include "workload/openb.hpp"
 #include "workload/swf.hpp"
 
 namespace vramsim {
@@ -145,7 +146,7 @@ void parse_background(Obj& co, Scenario& s) {
   const std::string& file = co.file();
   Obj bo(*b, co.at("background"), file);
   BackgroundSpec spec;
-  spec.source = bo.has("source") ? enum_field(bo, "source", {"swf", "batsim"}, "a trace format") : "swf";
+  spec.source = bo.has("source") ? enum_field(bo, "source", {"swf", "batsim", "openb"}, "a trace format") : "swf";
   spec.path = bo.string("path", "");
   if (spec.path.empty()) bo.fail(bo.at("path"), "expected the trace file's path (relative to the scenario)");
   if (!spec.path.empty() && spec.path.front() != '/') {
@@ -165,9 +166,12 @@ void parse_background(Obj& co, Scenario& s) {
       bo.fail(bo.at("limit"), "expected at most " + std::to_string(limits::kMaxBackgroundJobs) +
                                   " background jobs, the trace has " + std::to_string(load.jobs.size()));
     s.slurm.background = std::move(load.jobs);
-    s.background_skipped = load.before_start + load.no_run_time + load.too_wide;
+    s.background_skipped = load.skipped();
+    s.background_skipped_gpus = load.too_many_gpus;
     s.warnings.insert(s.warnings.end(), load.warnings.begin(), load.warnings.end());
   } catch (const WorkloadError& e) {
+    bo.fail(bo.at("path"), e.what());
+  } catch (const OpenbError& e) {
     bo.fail(bo.at("path"), e.what());
   }
 }

@@ -140,6 +140,7 @@ struct Scenario {
   int initial_workers = 0;
   bool max_workers_stated = false;  // cluster.max_workers given (else the default, 4)
   std::size_t background_skipped = 0;  // trace jobs left out of the background load
+  std::size_t background_skipped_gpus = 0;  // of them, asking more GPUs per node than any node has
   std::vector<std::string> warnings;   // what loading read with a problem but did not refuse
   WorkerJobSize initial_worker_size;   // defaults unless given
   std::vector<WorkerJobSize> warm_workers;  // more warm workers, one per size (a trace's nodes)

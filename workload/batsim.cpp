@@ -68,6 +68,21 @@ std::int64_t profile_run_time(const Json& profiles, const std::string& name, con
   return to_ticks(delay);
 }
 
+// vramsim's "gres" extension: "gpu:N", N GPUs on each of the job's nodes
+// (SLURM's --gres=gpu:N), N in [0, kMaxSwfGpusPerNode].
+std::int64_t gres_gpus(const Json& v, const std::string& path, const Reader& rd) {
+  const std::string what = "expected \"gpu:N\" with N GPUs per node from 0 to " +
+                           std::to_string(kMaxSwfGpusPerNode) + ", got " + shown(v);
+  if (!v.is_string()) rd.fail(path, what);
+  const std::string& str = v.get_ref<const std::string&>();
+  const std::string_view n = std::string_view(str).substr(str.rfind("gpu:", 0) == 0 ? 4 : str.size());
+  std::int64_t gpus = -1;
+  const auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), gpus);
+  if (n.empty() || ec != std::errc() || p != n.data() + n.size() || gpus < 0 || gpus > kMaxSwfGpusPerNode)
+    rd.fail(path, what);
+  return gpus;
+}
+
 }  // namespace
 
 SwfTrace parse_batsim(std::string_view text, const std::string& file, std::size_t limit) {
@@ -128,6 +143,7 @@ SwfTrace parse_batsim(std::string_view text, const std::string& file, std::size_
     const Json& prof = rd.field(j, path, "profile");
     if (!prof.is_string()) rd.fail(path + ".profile", "expected a profile name, got " + shown(prof));
     s.run_time = profile_run_time(profiles, prof.get<std::string>(), path + ".profile", rd);
+    if (const auto g = j.find("gres"); g != j.end()) s.gpus_per_node = gres_gpus(*g, path + ".gres", rd);
     t.jobs.push_back(s);
   }
   return t;

@@ -1,7 +1,7 @@
 #pragma once
 // Batsim workload files (JSON): `nb_res`, `jobs` ({id, subtime, res,
-// walltime, profile}) and `profiles`, where a delay profile gives a job's
-// run time. Read into the same job list as an SWF trace (workload/swf.hpp),
+// walltime, profile, and vramsim's optional gres "gpu:N"}) and `profiles`,
+// where a delay profile gives a job's run time. Read into the same job list as an SWF trace (workload/swf.hpp),
 // so `vramsim replay` takes either; docs/workloads.md says how the fields
 // map. Cost: the whole document is held while it is read.
 #include <string>

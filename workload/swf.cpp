@@ -12,6 +12,8 @@ const std::array<std::string_view, 18> kSwfFields = {
     "used_memory", "req_procs", "req_time",    "req_memory",    "status",      "user_id",
     "group_id", "executable_id", "queue_id",   "partition_id",  "preceding_job_id", "think_time"};
 
+const std::string_view kSwfGpusField = "gpus_per_node";
+
 namespace {
 
 // Bounds every value so that sums of times over a million jobs stay far from
@@ -108,19 +110,31 @@ void parse_header_line(std::string_view body, const std::string& file, std::size
   *slot = v;
 }
 
+// vramsim's 19th field: GPUs per node, -1 (none) or 0..kMaxSwfGpusPerNode;
+// one message for every other token.
+std::int64_t gpus_per_node(std::string_view tok, const LineParser& lp) {
+  std::int64_t v = 0;
+  const auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
+  if (ec != std::errc() || p != tok.data() + tok.size() || v < -1 || v > kMaxSwfGpusPerNode)
+    lp.fail(kSwfGpusField, "expected -1 (none) or GPUs per node from 0 to " + std::to_string(kMaxSwfGpusPerNode) +
+                               ", got " + quote(tok));
+  return v;
+}
+
 SwfJob parse_job_line(std::string_view s, const LineParser& lp, std::size_t line) {
-  std::array<std::string_view, 18> tok;
+  // The 18 SWF fields and vramsim's optional 19th (GPUs per node).
+  std::array<std::string_view, 19> tok;
   std::size_t n = 0;
   while (true) {
     while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
     if (s.empty()) break;
     std::size_t len = 0;
     while (len < s.size() && !is_space(s[len])) ++len;
-    if (n == tok.size()) lp.fail("field 19", "expected 18 fields, got more: " + quote(s.substr(0, len)));
+    if (n == tok.size()) lp.fail("field 20", "expected 18 or 19 fields, got more: " + quote(s.substr(0, len)));
     tok[n++] = s.substr(0, len);
     s.remove_prefix(len);
   }
-  if (n < tok.size())
+  if (n < kSwfFields.size())
     lp.fail(kSwfFields[n], "expected 18 fields, got " + std::to_string(n) + " (line ends before " +
                                std::string(kSwfFields[n]) + ")");
   auto i = [&](std::size_t k) { return lp.integer(tok[k], kSwfFields[k]); };
@@ -144,6 +158,7 @@ SwfJob parse_job_line(std::string_view s, const LineParser& lp, std::size_t line
   j.partition = i(15);
   j.preceding_job = i(16);
   j.think_time = i(17);
+  if (n == tok.size()) j.gpus_per_node = gpus_per_node(tok[18], lp);
   // The job id names the job in every output, and the submit time places it.
   if (j.id < 0) lp.fail(kSwfFields[0], "expected a job number >= 0, got -1");
   if (j.submit < 0) lp.fail(kSwfFields[1], "expected a submit time >= 0, got -1");

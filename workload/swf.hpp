@@ -2,10 +2,11 @@
 // The Standard Workload Format of the Parallel Workloads Archive (SWF 2.2):
 // one job per line, 18 whitespace-separated numeric fields, -1 for unknown;
 // lines starting with ';' are comments, some of them "; Key: value" header
-// fields. docs/workloads.md says which fields vramsim uses.
+// fields. vramsim also reads an optional 19th field, GPUs per node (SWF has
+// no GPU column). docs/workloads.md says which fields vramsim uses.
 //
 // Cost: one pass over the file, O(lines) time; the jobs are held in memory
-// (144 bytes each: 1e6 jobs take about 140 MB).
+// (160 bytes each: 1e6 jobs take about 160 MB).
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -51,6 +52,9 @@ struct SwfJob {
   std::int64_t status = -1;     // 1 completed, 0 failed, 5 cancelled, ...
   std::int64_t user = -1, group = -1, executable = -1, queue = -1, partition = -1;
   std::int64_t preceding_job = -1, think_time = -1;
+  // GPUs on each of its nodes (SLURM's --gres=gpu:N): vramsim's 19th SWF
+  // field, or Batsim's "gres"; -1: none stated.
+  std::int64_t gpus_per_node = -1;
   std::size_t line = 0;         // where it was read, for later messages
 };
 
@@ -94,6 +98,10 @@ std::optional<std::int64_t> replay_time_limit(const SwfTrace& trace, const SwfJo
 
 // The 18 field names, in column order, as the error messages spell them.
 extern const std::array<std::string_view, 18> kSwfFields;
+// vramsim's optional 19th field (docs/workloads.md) and its range; Batsim's
+// "gres" takes the same range.
+extern const std::string_view kSwfGpusField;
+constexpr std::int64_t kMaxSwfGpusPerNode = 64;
 
 // Parses SWF text; `file` names it in errors. Reads at most `limit` jobs
 // (0: all). Throws WorkloadError on the first malformed line.

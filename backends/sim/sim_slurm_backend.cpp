@@ -27,7 +27,7 @@ SimSlurmBackend::SimSlurmBackend(Executor& exec, RandomStreams& rng, TraceRecord
       const BackgroundJob& b = cfg_.background[static_cast<std::size_t>(-job.id - 1)];
       ++bg_.started;
       bg_.wait_s += to_seconds(at - b.submit);
-      bg_running_[job.id] = {at, b.nodes * b.cpus_per_node};
+      bg_running_[job.id] = {at, b.nodes * b.cpus_per_node, b.nodes * b.gpus_per_node};
       return;
     }
     start(jobs_.at(std::to_string(job.id)), static_cast<int>(nodes.front()));
@@ -36,7 +36,7 @@ SimSlurmBackend::SimSlurmBackend(Executor& exec, RandomStreams& rng, TraceRecord
     if (job.id >= 0) return;  // a worker job ends through end(), which told the scheduler
     auto it = bg_running_.find(job.id);
     if (it != bg_running_.end()) {
-      bg_.busy_cpu_s += to_seconds(at - it->second.first) * static_cast<double>(it->second.second);
+      add_background_use(it->second, at, bg_);
       bg_running_.erase(it);
     }
     if (outcome == PartitionOutcome::Completed) ++bg_.completed;
@@ -49,10 +49,15 @@ SimSlurmBackend::SimSlurmBackend(Executor& exec, RandomStreams& rng, TraceRecord
   partition_settle();
 }
 
+void SimSlurmBackend::add_background_use(const BackgroundRun& run, SimTime to, BackgroundStats& s) {
+  if (to <= run.start) return;
+  s.busy_cpu_s += to_seconds(to - run.start) * static_cast<double>(run.cores);
+  s.held_gpu_s += to_seconds(to - run.start) * static_cast<double>(run.gpus);
+}
+
 BackgroundStats SimSlurmBackend::background_stats(SimTime now) const {
   BackgroundStats s = bg_;
-  for (const auto& [id, run] : bg_running_)
-    if (now > run.first) s.busy_cpu_s += to_seconds(now - run.first) * static_cast<double>(run.second);
+  for (const auto& [id, run] : bg_running_) add_background_use(run, now, s);
   return s;
 }
 
@@ -101,7 +106,7 @@ void SimSlurmBackend::partition_wake() {
     NodeJob job;
     job.id = -static_cast<std::int64_t>(next_background_) - 1;
     job.nodes = b.nodes;
-    job.per_node = NodeShape{b.cpus_per_node, 0, 0};
+    job.per_node = NodeShape{b.cpus_per_node, 0, b.gpus_per_node};
     job.run_time = b.run_time;
     job.estimate = b.estimate;
     job.time_limit = b.time_limit;

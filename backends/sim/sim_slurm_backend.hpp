@@ -56,6 +56,7 @@ struct BackgroundJob {
   SimTime submit = 0;
   std::int64_t nodes = 1;
   std::int64_t cpus_per_node = 1;
+  std::int64_t gpus_per_node = 0;  // booked as a worker job's GPUs are
   Duration run_time = 0;           // once started
   Duration estimate = 0;           // the user's request: EASY reservations
   std::optional<Duration> time_limit;  // killed (TIMEOUT) past it
@@ -66,6 +67,7 @@ struct BackgroundStats {
   std::size_t jobs = 0, started = 0, completed = 0, timed_out = 0;
   double wait_s = 0;               // summed over the started jobs
   double busy_cpu_s = 0;           // cores x seconds run, up to the end
+  double held_gpu_s = 0;           // GPUs x seconds held, up to the end
 };
 
 struct SimSlurmConfig {
@@ -127,7 +129,8 @@ class SimSlurmBackend final : public ClusterBackend {
   const SimSlurmConfig& config() const { return cfg_; }
   // Whether a node of this type can run a job of this size at all.
   static bool fits(const PartitionNodeType& t, const WorkerJobSize& size);
-  // The background load so far; busy_cpu_s counts running jobs up to `now`.
+  // The background load so far; busy_cpu_s and held_gpu_s count running
+  // jobs up to `now`.
   BackgroundStats background_stats(SimTime now) const;
 
  private:
@@ -167,7 +170,12 @@ class SimSlurmBackend final : public ClusterBackend {
   TimerId wake_timer_ = 0;
   SimTime wake_at_ = 0;
   BackgroundStats bg_;
-  std::map<std::int64_t, std::pair<SimTime, std::int64_t>> bg_running_;  // id -> (start, cores)
+  struct BackgroundRun {
+    SimTime start = 0;
+    std::int64_t cores = 0, gpus = 0;  // over all its nodes
+  };
+  static void add_background_use(const BackgroundRun& run, SimTime to, BackgroundStats& s);
+  std::map<std::int64_t, BackgroundRun> bg_running_;  // by scheduler id
 };
 
 }  // namespace vramsim

@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
+#include "scenario/background.hpp"
 #include "scenario/scenario.hpp"
 #include "analysis/calibration.hpp"
 #include "analysis/trace_diff.hpp"
@@ -25,21 +27,26 @@ const testing_support::TestDir& scratch() {
 
 std::string write_temp(const std::string& name, const std::string& text) { return scratch().write(name, text); }
 
-// SWF: id submit wait run alloc cpu mem req_procs req_time req_mem status user group exe queue part prec think
-std::string swf_job(int id, int submit, int run, int procs, int req_time) {
+// SWF: id submit wait run alloc cpu mem req_procs req_time req_mem status user group exe queue part prec think,
+// and vramsim's 19th field (GPUs per node) where `gpus` is given.
+std::string swf_job(int id, int submit, int run, int procs, int req_time, std::optional<int> gpus = std::nullopt) {
   std::ostringstream s;
   s << id << " " << submit << " -1 " << run << " " << procs << " -1 -1 " << procs << " " << req_time
-    << " -1 1 1 1 -1 -1 -1 -1 -1\n";
+    << " -1 1 1 1 -1 -1 -1 -1 -1";
+  if (gpus) s << " " << *gpus;
+  s << "\n";
   return s.str();
 }
 
 // Two nodes of 4 cores and 1 GPU; one app deployed at 0 asks for a worker
-// of 4 cores that is eligible (queue_wait) at about 10 s.
-std::string scenario(const std::string& scheduler, const std::string& swf_path) {
-  return R"({"horizon": "2h", "cluster": {"max_workers": 1, "worker_defaults": {"cpus": 4, "gpus": 1},
+// of `worker_cpus` cores and 1 GPU that is eligible (queue_wait) at about 10 s.
+std::string scenario(const std::string& scheduler, const std::string& trace_path, int worker_cpus = 4,
+                     const std::string& source = "swf") {
+  return R"({"horizon": "2h", "cluster": {"max_workers": 1, "worker_defaults": {"cpus": )" +
+         std::to_string(worker_cpus) + R"(, "gpus": 1},
     "partition": [{"count": 2, "cpus": 4, "memory_gb": 512, "gpus": 1, "gpu": "A100-SXM4-40GB"}],
     "partition_scheduler": ")" + scheduler + R"(",
-    "background": {"path": ")" + swf_path + R"(", "procs_per_node": 4}},
+    "background": {"source": ")" + source + R"(", "path": ")" + trace_path + R"(", "procs_per_node": 4}},
     "apps": [{"id": "a", "gpu_memory_mb": 8000, "cpus": 1, "deploy_at": "0s"}]})";
 }
 
@@ -57,10 +64,14 @@ std::vector<Json> events_of(const std::string& path, const std::string& kind) {
 struct Outcome {
   SimTime worker_started = -1;
   RunMetrics metrics;
+  std::string summary;
 };
 
-Outcome run(const std::string& scheduler, const std::string& swf) {
-  const Scenario sc = parse_scenario_text(scenario(scheduler, write_temp("load.swf", swf)), "bg.json");
+Outcome run(const std::string& scheduler, const std::string& trace, int worker_cpus = 4,
+            const std::string& source = "swf") {
+  const std::string name = source == "swf" ? "load.swf" : source == "batsim" ? "load.json" : "load.csv";
+  const std::string path = write_temp(name, trace);
+  const Scenario sc = parse_scenario_text(scenario(scheduler, path, worker_cpus, source), "bg.json");
   RunOptions opt;
   opt.trace_path = scratch().file("trace.jsonl");
   const RunResult r = run_scenario(sc, opt);
@@ -68,6 +79,9 @@ Outcome run(const std::string& scheduler, const std::string& swf) {
   Outcome o;
   if (!started.empty()) o.worker_started = started.front()["t"].get<SimTime>();
   o.metrics = r.metrics;
+  std::ostringstream summary;
+  print_summary(r, summary);
+  o.summary = summary.str();
   return o;
 }
 
@@ -185,6 +199,145 @@ TEST(BackgroundLoad, ACalibratedQueueWaitBesideALoadIsWarnedOf) {
   EXPECT_NE(warned.warnings[0].find("latency.queue_wait: fitted from runs"), std::string::npos) << warned.warnings[0];
   const Scenario own = parse_scenario_text(text(R"({"from": ")" + model + R"(", "queue_wait": "5s"})"), "s.json");
   EXPECT_TRUE(own.warnings.empty());
+}
+
+// Two 1-core jobs from 0 s, for 1000 s and 1500 s, each with `gpus` GPUs
+// per node (none: 18 fields).
+std::string two_gpu_jobs(std::optional<int> gpus) {
+  return swf_job(1, 0, 1000, 1, 1000, gpus) + swf_job(2, 0, 1500, 1, 1500, gpus);
+}
+
+// The two jobs hold both of the partition's GPUs; the worker (1 core, 1 GPU)
+// fits beside them on cores, so it waits exactly until the first one ends.
+TEST(BackgroundLoad, JobsHoldingTheOnlyGpusKeepTheWorkerWaitingUntilOneEnds) {
+  for (const std::string scheduler : {"fcfs", "easy"}) {
+    EXPECT_EQ(run(scheduler, two_gpu_jobs(1), 1).worker_started, 1000 * kSecond) << scheduler;
+    // Without GPUs they take cores only: the worker starts after its drawn queue wait.
+    const Outcome cores_only = run(scheduler, two_gpu_jobs(std::nullopt), 1);
+    EXPECT_GE(cores_only.worker_started, 0) << scheduler;
+    EXPECT_LT(cores_only.worker_started, 60 * kSecond) << scheduler;
+    for (const int none : {-1, 0}) {
+      const Outcome o = run(scheduler, two_gpu_jobs(none), 1);
+      EXPECT_EQ(o.worker_started, cores_only.worker_started) << scheduler << " " << none;
+      EXPECT_EQ(o.summary, cores_only.summary) << scheduler << " " << none;
+    }
+  }
+}
+
+TEST(BackgroundLoad, BatsimGresHoldsGpusAsTheSwfFieldDoes) {
+  const std::string doc = R"({"nb_res": 8, "profiles": {"d1000": {"type": "delay", "delay": 1000},
+    "d1500": {"type": "delay", "delay": 1500}}, "jobs": [
+    {"id": 1, "subtime": 0, "res": 1, "profile": "d1000", "gres": "gpu:1"},
+    {"id": 2, "subtime": 0, "res": 1, "profile": "d1500", "gres": "gpu:1"}]})";
+  const Outcome o = run("fcfs", doc, 1, "batsim");
+  EXPECT_EQ(o.worker_started, 1000 * kSecond);
+  EXPECT_NEAR(o.metrics.background_gpu_share, run("fcfs", two_gpu_jobs(1), 1).metrics.background_gpu_share, 1e-12);
+}
+
+TEST(BackgroundLoad, GpuShareIsTheGpuSecondsHeldOverThePartitions) {
+  const Outcome o = run("fcfs", two_gpu_jobs(1), 1);
+  const double end_s = to_seconds(o.metrics.end_time);
+  ASSERT_EQ(end_s, 7200) << "the 2 h horizon";
+  // 1000 + 1500 GPU-seconds (and core-seconds) over 2 GPUs (8 cores) for 7200 s.
+  EXPECT_NEAR(o.metrics.background_gpu_share, 2500.0 / (2 * 7200), 1e-12);
+  EXPECT_NEAR(o.metrics.background_core_share, 2500.0 / (8 * 7200), 1e-12);
+  EXPECT_NE(o.summary.find("mean wait 0 s, 4.3% of the partition's cores busy, 17.4% of its GPUs held\n"),
+            std::string::npos)
+      << o.summary;
+  std::optional<double> column;
+  o.metrics.for_each([&](const char* name, std::optional<double> v) {
+    if (std::string(name) == "background_gpu_share") column = v;
+  });
+  ASSERT_TRUE(column);
+  EXPECT_EQ(*column, o.metrics.background_gpu_share);
+  const Outcome cores_only = run("fcfs", two_gpu_jobs(std::nullopt), 1);
+  EXPECT_EQ(cores_only.metrics.background_gpu_share, 0.0);
+  EXPECT_EQ(cores_only.metrics.background_core_share, o.metrics.background_core_share);
+}
+
+TEST(BackgroundLoad, JobsAskingMoreGpusPerNodeThanAnyNodeHasAreLeftOutAndCounted) {
+  // Job 2 asks 2 GPUs per node of nodes with 1; job 3 is too wide (12 cores on 2 nodes of 4).
+  const Outcome o =
+      run("fcfs", swf_job(1, 0, 10, 1, 10, 1) + swf_job(2, 1, 10, 1, 10, 2) + swf_job(3, 2, 10, 12, 10, 1), 1);
+  EXPECT_EQ(o.metrics.background_jobs, 1u);
+  EXPECT_EQ(o.metrics.background_skipped, 2u);
+  EXPECT_EQ(o.metrics.background_skipped_gpus, 1u);
+  EXPECT_NE(o.summary.find("background: 1 trace job(s) (2 left out, 1 of them for more GPUs per node than any node "
+                           "has), 1 started"),
+            std::string::npos)
+      << o.summary;
+}
+
+// On mixed nodes a job takes only the nodes with its GPUs per node: one
+// wider than those is too wide, one asking more than any node has is counted
+// apart.
+TEST(BackgroundLoad, GpusPerNodeNarrowTheNodesAJobCanTake) {
+  std::vector<PartitionNodeType> partition(2);
+  partition[0].count = 1;
+  partition[0].cpus = 4;
+  partition[0].gpus = 4;
+  partition[1].count = 3;
+  partition[1].cpus = 4;
+  partition[1].gpus = 1;
+  BackgroundSpec spec;
+  spec.procs_per_node = 4;
+  spec.path = write_temp("mixed.swf", swf_job(1, 0, 10, 4, 10, 2) + swf_job(2, 0, 10, 8, 10, 2) +
+                                          swf_job(3, 0, 10, 4, 10, 5) + swf_job(4, 0, 10, 8, 10, 1));
+  const BackgroundLoad load = load_background(spec, partition);
+  ASSERT_EQ(load.jobs.size(), 2u);
+  EXPECT_EQ(load.jobs[0].id, 1);
+  EXPECT_EQ(load.jobs[0].gpus_per_node, 2);
+  EXPECT_EQ(load.jobs[1].id, 4);
+  EXPECT_EQ(load.jobs[1].nodes, 2);
+  EXPECT_EQ(load.jobs[1].gpus_per_node, 1);
+  EXPECT_EQ(load.too_wide, 1u) << "2 nodes with 2 GPUs each: the partition has one";
+  EXPECT_EQ(load.too_many_gpus, 1u) << "5 GPUs per node: no node has them";
+  EXPECT_EQ(load.skipped(), 2u);
+}
+
+// openb pods: rows of name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation,deletion,scheduled.
+const std::string kPods =
+    "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+    "p0,1500,1024,1,500,,LS,Running,100,1100,\n"         // a GPU share: one whole GPU, 2 cores, 1000 s
+    "p1,0,1024,1,1000,,BE,Succeeded,100,1600,100\n"      // 1 GPU, no core, 1500 s
+    "p2,1000,1024,2,1000,,LS,Running,200,300,\n"         // 2 GPUs per node: no node has them
+    "p3,4001,1024,0,0,,Burstable,Failed,200,300,\n";     // 5 cores: no node has them
+
+TEST(BackgroundLoad, OpenbPodsAreJobsOfOneNodeWithWholeGpus) {
+  std::vector<PartitionNodeType> partition(1);
+  partition[0].count = 2;
+  partition[0].cpus = 4;
+  partition[0].gpus = 1;
+  BackgroundSpec spec;
+  spec.source = "openb";
+  spec.path = write_temp("pods.csv", kPods);
+  const BackgroundLoad load = load_background(spec, partition);
+  ASSERT_EQ(load.jobs.size(), 2u);
+  EXPECT_EQ(load.jobs[0].submit, 0) << "the first creation time is t = 0";
+  EXPECT_EQ(load.jobs[0].nodes, 1);
+  EXPECT_EQ(load.jobs[0].cpus_per_node, 2) << "ceil(1500 / 1000)";
+  EXPECT_EQ(load.jobs[0].gpus_per_node, 1) << "a GPU share holds a whole GPU";
+  EXPECT_EQ(load.jobs[0].run_time, 1000 * kSecond);
+  EXPECT_EQ(load.jobs[1].cpus_per_node, 0);
+  EXPECT_EQ(load.jobs[1].run_time, 1500 * kSecond);
+  EXPECT_EQ(load.too_many_gpus, 1u);
+  EXPECT_EQ(load.too_wide, 1u);
+  spec.from_s = 150;
+  EXPECT_EQ(load_background(spec, partition).before_start, 2u);
+}
+
+TEST(BackgroundLoad, OpenbPodsHoldingTheOnlyGpusKeepTheWorkerWaiting) {
+  const Outcome o = run("fcfs", kPods, 1, "openb");
+  EXPECT_EQ(o.worker_started, 1000 * kSecond);
+  EXPECT_EQ(o.metrics.background_skipped_gpus, 1u);
+  EXPECT_NEAR(o.metrics.background_gpu_share, 2500.0 / (2 * 7200), 1e-12);
+  try {
+    run("fcfs", "name,cpu_milli\n", 1, "openb");
+    FAIL() << "a malformed pod list was accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.path(), "$.cluster.background.path");
+    EXPECT_NE(e.problem().find("load.csv: line 1"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -149,3 +149,27 @@ TEST(Batsim, SubSecondTimesAreKeptToTheMillisecond) {
   write_jobs_csv(r, csv);
   EXPECT_EQ(csv.str(), "job_id,submit,start,end\n1,0.100,0.100,0.350\n2,0.500,0.500,0.750\n");
 }
+
+// vramsim's "gres" extension: GPUs per node as SLURM's --gres=gpu:N.
+TEST(Batsim, ReadsTheGresField) {
+  const SwfTrace t = parse_batsim(doc(R"({"id": 1, "subtime": 0, "res": 2, "profile": "d10", "gres": "gpu:2"},
+                                         {"id": 2, "subtime": 0, "res": 1, "profile": "d10"},
+                                         {"id": 3, "subtime": 0, "res": 1, "profile": "d10", "gres": "gpu:0"},
+                                         {"id": 4, "subtime": 0, "res": 1, "profile": "d10", "gres": "gpu:64"})"),
+                                  "w.json");
+  ASSERT_EQ(t.jobs.size(), 4u);
+  EXPECT_EQ(t.jobs[0].gpus_per_node, 2);
+  EXPECT_EQ(t.jobs[0].alloc_procs, 2) << "the other fields read as without it";
+  EXPECT_EQ(t.jobs[1].gpus_per_node, -1) << "absent: none stated";
+  EXPECT_EQ(t.jobs[2].gpus_per_node, 0);
+  EXPECT_EQ(t.jobs[3].gpus_per_node, 64);
+}
+
+TEST(Batsim, BadGresNamesTheJobAndTheField) {
+  for (const std::string bad : {R"("gpu:65")", R"("gpu:-1")", R"("gpu:")", R"("gpu:a100:2")", R"("gpu: 2")",
+                                R"("GPU:2")", R"("gpu:1.5")", R"("2")", "2", "null"})
+    EXPECT_EQ(error_of(doc(R"({"id": 1, "subtime": 0, "res": 1, "profile": "d10"},
+                              {"id": 5, "subtime": 0, "res": 1, "profile": "d10", "gres": )" + bad + "}")),
+              R"(w.json: jobs[1].gres: expected "gpu:N" with N GPUs per node from 0 to 64, got )" + bad)
+        << bad;
+}

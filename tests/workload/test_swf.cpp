@@ -93,7 +93,31 @@ TEST(Swf, TooFewFieldsNamesTheFirstMissing) {
 }
 
 TEST(Swf, TooManyFields) {
-  EXPECT_EQ(error_of(std::string(kRow) + " 99\n"), "t.swf:1: field 19: expected 18 fields, got more: '99'");
+  EXPECT_EQ(error_of(std::string(kRow) + " 1 99\n"), "t.swf:1: field 20: expected 18 or 19 fields, got more: '99'");
+}
+
+// vramsim's optional 19th field: GPUs per node (-1 or absent: none); lines
+// of 18 and of 19 fields mix in one file.
+TEST(Swf, ReadsTheGpusPerNodeField) {
+  const SwfTrace t = parse_swf(std::string(kRow) + "\n" + kRow + " 2\n" + kRow + " -1\n" + kRow + "\t0\r\n" + kRow +
+                                   " 64\n",
+                               "t.swf");
+  ASSERT_EQ(t.jobs.size(), 5u);
+  EXPECT_EQ(t.jobs[0].gpus_per_node, -1) << "18 fields: none stated";
+  EXPECT_EQ(t.jobs[1].gpus_per_node, 2);
+  EXPECT_EQ(t.jobs[2].gpus_per_node, -1);
+  EXPECT_EQ(t.jobs[3].gpus_per_node, 0);
+  EXPECT_EQ(t.jobs[4].gpus_per_node, 64);
+  EXPECT_EQ(t.jobs[1].think_time, -1) << "the 18 fields read as without it";
+  EXPECT_EQ(t.jobs[1].run_time, 10);
+}
+
+TEST(Swf, GpusPerNodeOutOfItsRange) {
+  for (const char* bad : {"65", "-2", "1.5", "x", "+1", "99999999999999999999"})
+    EXPECT_EQ(error_of("; c\n" + std::string(kRow) + " " + bad + "\n"),
+              std::string("t.swf:2: gpus_per_node: expected -1 (none) or GPUs per node from 0 to 64, got '") + bad +
+                  "'")
+        << bad;
 }
 
 TEST(Swf, NonIntegerField) {
