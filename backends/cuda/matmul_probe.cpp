@@ -256,6 +256,168 @@ std::optional<Error> check_correctness(cublasLtHandle_t handle, cudaStream_t str
   return std::nullopt;
 }
 
+// The timed GEMM: C = A * B at size n on the probe's stream, with the
+// events that time a batch of them.
+struct TimedGemm {
+  cublasLtHandle_t handle = nullptr;
+  cudaStream_t stream = nullptr;
+  std::int64_t n = 0;
+  GemmPlan plan;
+  DeviceBuffer a, b, c, workspace;
+  Event start, stop;
+
+  // Plans, checks the matrices fit, allocates and fills them.
+  std::optional<Error> prepare(AllocationTracker& tracker) {
+    VRAMSIM_TRY(make_plan(handle, n, plan));
+    const auto elements = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+    const std::size_t bytes = elements * sizeof(std::uint16_t);
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess)
+      VRAMSIM_TRY(check_fits(n, plan.workspace, free_bytes));
+    (void)cudaGetLastError();
+    VRAMSIM_TRY(a.allocate(tracker, bytes, "matrix A"));
+    VRAMSIM_TRY(b.allocate(tracker, bytes, "matrix B"));
+    VRAMSIM_TRY(c.allocate(tracker, bytes, "matrix C"));
+    VRAMSIM_TRY(workspace.allocate(tracker, plan.workspace, "cuBLASLt workspace"));
+    VRAMSIM_TRY(upload_inputs(a, elements, kSeedA));
+    VRAMSIM_TRY(upload_inputs(b, elements, kSeedB));
+    VRAMSIM_TRY(cuda_check(cudaMemsetAsync(c.get(), 0, bytes, stream), "cudaMemsetAsync (C)"));
+    VRAMSIM_TRY(cuda_check(cudaEventCreate(&start.event), "cudaEventCreate"));
+    VRAMSIM_TRY(cuda_check(cudaEventCreate(&stop.event), "cudaEventCreate"));
+    return std::nullopt;
+  }
+
+  // Runs `count` GEMMs between the two events; `during` runs on the host
+  // while the device works (the clock query), then the stream is awaited.
+  std::optional<Error> timed(int count, double& ms, const std::function<void()>& during) {
+    VRAMSIM_TRY(cuda_check(cudaEventRecord(start.event, stream), "cudaEventRecord"));
+    for (int i = 0; i < count; ++i) VRAMSIM_TRY(gemm(handle, plan, a, b, c, workspace, stream));
+    VRAMSIM_TRY(cuda_check(cudaEventRecord(stop.event, stream), "cudaEventRecord"));
+    if (during) during();
+    VRAMSIM_TRY(cuda_check(cudaEventSynchronize(stop.event), "timed GEMMs"));
+    float elapsed = 0.0f;
+    VRAMSIM_TRY(cuda_check(cudaEventElapsedTime(&elapsed, start.event, stop.event), "cudaEventElapsedTime"));
+    VRAMSIM_TRY(cuda_check(cudaGetLastError(), "timed GEMMs"));
+    if (!(elapsed > 0.0f)) return Error{ErrorKind::CudaFailure, "CUDA events measured a non-positive time"};
+    ms = static_cast<double>(elapsed);
+    return std::nullopt;
+  }
+};
+
+struct WarmUp {
+  double ms = 0.0;           // the untimed batches' device time
+  double ms_per_gemm = 0.0;  // from the last batch
+};
+
+// Untimed batches of about 50 ms until both the GEMM count and the duration
+// are reached, so the SM clock has ramped before sampling. The last batch
+// also calibrates how many GEMMs make one sample.
+std::optional<Error> warm_up(TimedGemm& gemm, const ProbeOptions& options, WarmUp& out) {
+  int warm_gemms = 0, batch = 1;
+  while (warm_gemms < std::max(options.warmup, 1) || out.ms < options.warmup_ms) {
+    double ms = 0.0;
+    VRAMSIM_TRY(gemm.timed(batch, ms, {}));
+    out.ms += ms;
+    warm_gemms += batch;
+    out.ms_per_gemm = ms / batch;
+    batch = iterations_for(out.ms_per_gemm, 50.0, 1);
+  }
+  return std::nullopt;
+}
+
+struct Samples {
+  std::vector<double> tflops, durations, clocks;
+  std::string clock_source;
+};
+
+// Reads the SM clock in the middle of a sample, and keeps the reading only
+// when the device had started the sample before it and had not finished it
+// when it returned (nvidia-smi can take longer than a sample; NVML answers
+// in microseconds).
+std::optional<int> clock_mid_sample(const TimedGemm& gemm, SmClockReader& reader, double expected_sample_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  bool started = false;
+  while (!(started = cudaEventQuery(gemm.start.event) == cudaSuccess) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  std::this_thread::sleep_for(std::chrono::microseconds(static_cast<long long>(expected_sample_ms * 400.0)));
+  const auto reading = reader.read();
+  const bool finished = cudaEventQuery(gemm.stop.event) == cudaSuccess;
+  (void)cudaGetLastError();  // cudaErrorNotReady is the expected answer
+  if (reading && clock_reading_inside(started, finished)) return reading;
+  return std::nullopt;
+}
+
+// The timed samples, each `per_sample` GEMMs, with a clock reading where
+// the device's PCI bus id names a clock to read.
+std::optional<Error> take_samples(TimedGemm& gemm, const ProbeOptions& options, int per_sample,
+                                  double ms_per_gemm, Samples& out) {
+  char bus_id[32] = {};
+  const bool have_bus_id = cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, 0) == cudaSuccess;
+  (void)cudaGetLastError();
+  std::optional<SmClockReader> clock_reader;
+  if (have_bus_id) clock_reader.emplace(bus_id);
+  const double expected_sample_ms = ms_per_gemm * per_sample;
+  for (int s = 0; s < options.samples; ++s) {
+    double ms = 0.0;
+    std::optional<int> clock;
+    VRAMSIM_TRY(gemm.timed(per_sample, ms, [&] {
+      if (clock_reader) clock = clock_mid_sample(gemm, *clock_reader, expected_sample_ms);
+    }));
+    out.tflops.push_back(matmul_tflops(gemm.n, per_sample, ms / 1e3));
+    out.durations.push_back(ms);
+    if (clock) out.clocks.push_back(*clock);
+  }
+  if (!out.clocks.empty()) out.clock_source = clock_reader->source();
+  return std::nullopt;
+}
+
+// The timed kernel's own output: sampled rows and columns of C against a
+// CPU fp32 dot product of the same inputs. Returns the elements checked.
+Expected<std::int64_t> check_timed_output(const TimedGemm& gemm, const ProbeOptions& options) {
+  const std::int64_t n = gemm.n;
+  const auto rows = sample_indices(n, options.check_samples, 0x5EED1);
+  const auto cols = sample_indices(n, options.check_samples, 0x5EED2);
+  std::vector<std::uint16_t> column(static_cast<std::size_t>(n));
+  std::vector<float> sampled(rows.size() * cols.size());
+  for (std::size_t ci = 0; ci < cols.size(); ++ci) {
+    VRAMSIM_TRY(cuda_check(cudaMemcpy(column.data(), gemm.c.half_data() + static_cast<std::size_t>(cols[ci] * n),
+                                      column.size() * sizeof(std::uint16_t), cudaMemcpyDeviceToHost),
+                           "cudaMemcpy (timed output column)"));
+    for (std::size_t ri = 0; ri < rows.size(); ++ri)
+      sampled[ri * cols.size() + ci] = half_to_float(column[static_cast<std::size_t>(rows[ri])]);
+  }
+  const auto sampled_check =
+      check_sampled(sampled, sampled_reference(n, kSeedA, kSeedB, rows, cols), n, rows, cols);
+  if (!sampled_check.ok) return Error{ErrorKind::CorrectnessFailed, sampled_check.message};
+  return static_cast<std::int64_t>(sampled.size());
+}
+
+ProbeReport make_report(const cudaDeviceProp& prop, const AllocationTracker& tracker, std::int64_t n,
+                        int per_sample, const WarmUp& warm, const Samples& samples) {
+  const SampleStats stats = summarize(samples.tflops);
+  ProbeReport report;
+  report.gpu = prop.name;
+  report.gpu_total_mb = static_cast<std::int64_t>(prop.totalGlobalMem / kMiB);
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  report.visible_devices = visible != nullptr ? visible : "";
+  report.matmul_tflops = stats.median;
+  report.peak_alloc_mb = static_cast<std::int64_t>((tracker.peak + kMiB - 1) / kMiB);
+  report.n = n;
+  report.iterations = per_sample;
+  report.samples = stats.count;
+  report.tflops_min = stats.min;
+  report.tflops_max = stats.max;
+  report.spread_pct = stats.spread_pct;
+  report.sample_ms = summarize(samples.durations).median;
+  report.warmup_ms = warm.ms;
+  if (!samples.clocks.empty()) {
+    report.sm_clock_mhz = static_cast<int>(std::lround(summarize(samples.clocks).median));
+    report.sm_clock_source = samples.clock_source;
+  }
+  return report;
+}
+
 }  // namespace
 
 Expected<ProbeReport> run_matmul_probe(const ProbeOptions& options) {
@@ -277,131 +439,23 @@ Expected<ProbeReport> run_matmul_probe(const ProbeOptions& options) {
   Stream stream;
   VRAMSIM_TRY(cuda_check(cudaStreamCreate(&stream.stream), "cudaStreamCreate"));
   AllocationTracker tracker;
-
   VRAMSIM_TRY(check_correctness(lt_handle.handle, stream.stream, tracker, options.check_n));
 
-  const std::int64_t n = options.n;
-  GemmPlan plan;
-  VRAMSIM_TRY(make_plan(lt_handle.handle, n, plan));
-  const auto elements = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
-  const std::size_t bytes = elements * sizeof(std::uint16_t);
-  std::size_t free_bytes = 0;
-  std::size_t total_bytes = 0;
-  if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) VRAMSIM_TRY(check_fits(n, plan.workspace, free_bytes));
-  (void)cudaGetLastError();
+  TimedGemm gemm;
+  gemm.handle = lt_handle.handle;
+  gemm.stream = stream.stream;
+  gemm.n = options.n;
+  VRAMSIM_TRY(gemm.prepare(tracker));
+  WarmUp warm;
+  VRAMSIM_TRY(warm_up(gemm, options, warm));
+  const int per_sample = iterations_for(warm.ms_per_gemm, options.sample_ms, options.iterations);
+  Samples samples;
+  VRAMSIM_TRY(take_samples(gemm, options, per_sample, warm.ms_per_gemm, samples));
+  const auto checked = check_timed_output(gemm, options);
+  if (!checked) return checked.error();
 
-  DeviceBuffer a, b, c, workspace;
-  VRAMSIM_TRY(a.allocate(tracker, bytes, "matrix A"));
-  VRAMSIM_TRY(b.allocate(tracker, bytes, "matrix B"));
-  VRAMSIM_TRY(c.allocate(tracker, bytes, "matrix C"));
-  VRAMSIM_TRY(workspace.allocate(tracker, plan.workspace, "cuBLASLt workspace"));
-  VRAMSIM_TRY(upload_inputs(a, elements, kSeedA));
-  VRAMSIM_TRY(upload_inputs(b, elements, kSeedB));
-  VRAMSIM_TRY(cuda_check(cudaMemsetAsync(c.get(), 0, bytes, stream.stream), "cudaMemsetAsync (C)"));
-
-  Event start, stop;
-  VRAMSIM_TRY(cuda_check(cudaEventCreate(&start.event), "cudaEventCreate"));
-  VRAMSIM_TRY(cuda_check(cudaEventCreate(&stop.event), "cudaEventCreate"));
-  // Runs `count` GEMMs between the two events; `during` runs on the host
-  // while the device works (the clock query), then the stream is awaited.
-  auto timed = [&](int count, double& ms, const std::function<void()>& during) -> std::optional<Error> {
-    VRAMSIM_TRY(cuda_check(cudaEventRecord(start.event, stream.stream), "cudaEventRecord"));
-    for (int i = 0; i < count; ++i) VRAMSIM_TRY(gemm(lt_handle.handle, plan, a, b, c, workspace, stream.stream));
-    VRAMSIM_TRY(cuda_check(cudaEventRecord(stop.event, stream.stream), "cudaEventRecord"));
-    if (during) during();
-    VRAMSIM_TRY(cuda_check(cudaEventSynchronize(stop.event), "timed GEMMs"));
-    float elapsed = 0.0f;
-    VRAMSIM_TRY(cuda_check(cudaEventElapsedTime(&elapsed, start.event, stop.event), "cudaEventElapsedTime"));
-    VRAMSIM_TRY(cuda_check(cudaGetLastError(), "timed GEMMs"));
-    if (!(elapsed > 0.0f)) return Error{ErrorKind::CudaFailure, "CUDA events measured a non-positive time"};
-    ms = static_cast<double>(elapsed);
-    return std::nullopt;
-  };
-
-  // Warm-up: untimed batches of about 50 ms until both the GEMM count and
-  // the duration are reached, so the SM clock has ramped before sampling.
-  // The last batch also calibrates how many GEMMs make one sample.
-  double warm_ms = 0.0, ms_per_gemm = 0.0;
-  int warm_gemms = 0, batch = 1;
-  while (warm_gemms < std::max(options.warmup, 1) || warm_ms < options.warmup_ms) {
-    double ms = 0.0;
-    VRAMSIM_TRY(timed(batch, ms, {}));
-    warm_ms += ms;
-    warm_gemms += batch;
-    ms_per_gemm = ms / batch;
-    batch = iterations_for(ms_per_gemm, 50.0, 1);
-  }
-  const int per_sample = iterations_for(ms_per_gemm, options.sample_ms, options.iterations);
-
-  char bus_id[32] = {};
-  const bool have_bus_id = cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, 0) == cudaSuccess;
-  (void)cudaGetLastError();
-  std::optional<SmClockReader> clock_reader;
-  if (have_bus_id) clock_reader.emplace(bus_id);
-  const double expected_sample_ms = ms_per_gemm * per_sample;
-  std::vector<double> tflops, durations, clocks;
-  for (int s = 0; s < options.samples; ++s) {
-    double ms = 0.0;
-    std::optional<int> clock;
-    VRAMSIM_TRY(timed(per_sample, ms, [&] {
-      if (!clock_reader) return;
-      // Read the clock in the middle of the sample, and keep the reading
-      // only when the device had started the sample before it and had not
-      // finished it when it returned (nvidia-smi can take longer than a
-      // sample; NVML answers in microseconds).
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-      bool started = false;
-      while (!(started = cudaEventQuery(start.event) == cudaSuccess) && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(std::chrono::microseconds(200));
-      std::this_thread::sleep_for(std::chrono::microseconds(static_cast<long long>(expected_sample_ms * 400.0)));
-      const auto reading = clock_reader->read();
-      const bool finished = cudaEventQuery(stop.event) == cudaSuccess;
-      (void)cudaGetLastError();  // cudaErrorNotReady is the expected answer
-      if (reading && clock_reading_inside(started, finished)) clock = reading;
-    }));
-    tflops.push_back(matmul_tflops(n, per_sample, ms / 1e3));
-    durations.push_back(ms);
-    if (clock) clocks.push_back(*clock);
-  }
-  const SampleStats stats = summarize(tflops);
-
-  // The timed kernel's own output: sampled rows and columns of C against a
-  // CPU fp32 dot product of the same inputs.
-  const auto rows = sample_indices(n, options.check_samples, 0x5EED1);
-  const auto cols = sample_indices(n, options.check_samples, 0x5EED2);
-  std::vector<std::uint16_t> column(static_cast<std::size_t>(n));
-  std::vector<float> sampled(rows.size() * cols.size());
-  for (std::size_t ci = 0; ci < cols.size(); ++ci) {
-    VRAMSIM_TRY(cuda_check(cudaMemcpy(column.data(), c.half_data() + static_cast<std::size_t>(cols[ci] * n),
-                                      column.size() * sizeof(std::uint16_t), cudaMemcpyDeviceToHost),
-                           "cudaMemcpy (timed output column)"));
-    for (std::size_t ri = 0; ri < rows.size(); ++ri)
-      sampled[ri * cols.size() + ci] = half_to_float(column[static_cast<std::size_t>(rows[ri])]);
-  }
-  const auto sampled_check =
-      check_sampled(sampled, sampled_reference(n, kSeedA, kSeedB, rows, cols), n, rows, cols);
-  if (!sampled_check.ok) return Error{ErrorKind::CorrectnessFailed, sampled_check.message};
-
-  ProbeReport report;
-  report.gpu = prop.name;
-  report.gpu_total_mb = static_cast<std::int64_t>(prop.totalGlobalMem / kMiB);
-  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-  report.visible_devices = visible != nullptr ? visible : "";
-  report.matmul_tflops = stats.median;
-  report.peak_alloc_mb = static_cast<std::int64_t>((tracker.peak + kMiB - 1) / kMiB);
-  report.n = n;
-  report.iterations = per_sample;
-  report.samples = stats.count;
-  report.tflops_min = stats.min;
-  report.tflops_max = stats.max;
-  report.spread_pct = stats.spread_pct;
-  report.sample_ms = summarize(durations).median;
-  report.warmup_ms = warm_ms;
-  if (!clocks.empty()) {
-    report.sm_clock_mhz = static_cast<int>(std::lround(summarize(clocks).median));
-    report.sm_clock_source = clock_reader->source();
-  }
-  report.checked_elements = static_cast<std::int64_t>(sampled.size());
+  ProbeReport report = make_report(prop, tracker, options.n, per_sample, warm, samples);
+  report.checked_elements = *checked;
   return report;
 }
 
