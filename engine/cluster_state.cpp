@@ -1,6 +1,8 @@
 #include "engine/cluster_state.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <string_view>
 #include <climits>
 #include <queue>
 #include <stdexcept>
@@ -97,8 +99,9 @@ long FitIndex::find(std::size_t node, std::size_t lo, std::size_t hi, std::size_
 
 NodeId ClusterState::add_node(NodeSpec spec, SimTime now) {
   Node n;
-  n.id = spec.head ? NodeId("head") : "node-" + std::to_string(next_node_++);
-  if (index_.count(n.id)) throw std::logic_error("node id already registered: " + n.id);
+  const bool head = spec.head;
+  n.id = head ? NodeId("head") : "node-" + std::to_string(next_node_++);
+  if (head && index_.count(n.id)) throw std::logic_error("node id already registered: " + n.id);
   // Ray derives the GPU total from the device list; keep the two consistent.
   if (!spec.devices.empty()) spec.resources.set(kGPU, static_cast<double>(spec.devices.size()));
   n.spec = std::move(spec);
@@ -106,7 +109,10 @@ NodeId ClusterState::add_node(NodeSpec spec, SimTime now) {
   n.registered_at = now;
   for (std::size_t i = 0; i < n.spec.devices.size(); ++i) n.spec.devices[i].index = static_cast<int>(i);
   const std::size_t i = nodes_.size();
-  index_[n.id] = i;
+  if (head)
+    index_[n.id] = i;
+  else
+    by_number_.push_back(i);
   by_job_[n.spec.slurm_job_id].push_back(i);
   nodes_.push_back(std::move(n));
   placed_on_.emplace_back();
@@ -123,9 +129,9 @@ NodeId ClusterState::add_node(NodeSpec spec, SimTime now) {
 }
 
 std::vector<Demand> ClusterState::remove_node(const NodeId& id) {
-  auto idx = index_.find(id);
-  if (idx == index_.end()) return {};
-  const std::size_t i = idx->second;
+  const auto slot = slot_of(id);
+  if (!slot) return {};
+  const std::size_t i = *slot;
   Node* n = &nodes_[i];
   if (n->life.state() == NodeState::Dead) return {};
   if (idle_worker(*n)) --idle_workers_;
@@ -159,14 +165,33 @@ std::vector<Demand> ClusterState::remove_node(const NodeId& id) {
   return lost;
 }
 
+std::optional<std::size_t> ClusterState::slot_of(const NodeId& id) const {
+  // The ids this class hands out, "node-<k>", index by_number_ directly:
+  // no hash lookup per event, whose misses grow with the table.
+  static constexpr std::string_view kPrefix = "node-";
+  if (id.size() > kPrefix.size() && id.compare(0, kPrefix.size(), kPrefix) == 0) {
+    std::uint64_t k = 0;
+    const char* first = id.data() + kPrefix.size();
+    const char* last = id.data() + id.size();
+    const auto [end, ec] = std::from_chars(first, last, k);
+    if (ec != std::errc{} || end != last || k == 0 || k > by_number_.size()) return std::nullopt;
+    const std::size_t i = by_number_[static_cast<std::size_t>(k - 1)];
+    if (nodes_[i].id != id) return std::nullopt;  // "node-07" is not node-7
+    return i;
+  }
+  const auto it = index_.find(id);
+  if (it == index_.end()) return std::nullopt;
+  return it->second;
+}
+
 const Node* ClusterState::node(const NodeId& id) const {
-  auto it = index_.find(id);
-  return it == index_.end() ? nullptr : &nodes_[it->second];
+  const auto i = slot_of(id);
+  return i ? &nodes_[*i] : nullptr;
 }
 
 Node* ClusterState::node(const NodeId& id) {
-  auto it = index_.find(id);
-  return it == index_.end() ? nullptr : &nodes_[it->second];
+  const auto i = slot_of(id);
+  return i ? &nodes_[*i] : nullptr;
 }
 
 const Node* ClusterState::node_for_job(const std::string& job) const {
@@ -272,8 +297,8 @@ bool ClusterState::withdraw(DemandId id) {
   const Placement p = std::move(pit->second);
   placed_.erase(pit);
   demands_.erase(it);
-  if (auto n = index_.find(p.node); n != index_.end()) {
-    auto& on = placed_on_[n->second];
+  if (const auto n = slot_of(p.node)) {
+    auto& on = placed_on_[*n];
     on.erase(std::find(on.begin(), on.end(), id));
   }
   release(p);
@@ -395,7 +420,9 @@ void ClusterState::capacity_grew() {
 }
 
 void ClusterState::book(const Placement& p) {
-  const std::size_t i = index_.at(p.node);
+  const auto slot = slot_of(p.node);
+  if (!slot) throw std::out_of_range("book: no node " + p.node);
+  const std::size_t i = *slot;
   Node* n = &nodes_[i];
   const bool was_idle = idle_worker(*n);
   n->available -= p.booked;
@@ -410,19 +437,19 @@ void ClusterState::book(const Placement& p) {
 }
 
 void ClusterState::release(const Placement& p) {
-  auto it = index_.find(p.node);
-  if (it == index_.end()) return;
-  Node* n = &nodes_[it->second];
+  const auto slot = slot_of(p.node);
+  if (!slot) return;
+  Node* n = &nodes_[*slot];
   if (!n->alive()) return;
   const bool was_idle = idle_worker(*n);
   n->available += p.booked;
   idle_workers_ = idle_workers_ - was_idle + idle_worker(*n);
   totals_.gpu_used -= p.booked.get_amount(kGPUId);
   totals_.vram_used -= p.booked.get_amount(kVramMBId);
-  usage_changed(it->second);
+  usage_changed(*slot);
   for (auto [dev, frac] : p.device_fractions) n->devices()[dev].fraction_booked -= frac;
   if (p.vram_device >= 0) n->devices()[p.vram_device].vram_booked_mb -= p.vram_mb;
-  reindex(it->second);
+  reindex(*slot);
   capacity_grew();
 }
 

@@ -27,6 +27,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <deque>
 #include <unordered_map>
 #include <vector>
 
@@ -251,8 +252,10 @@ class ClusterState {
   void enqueue(const DemandRec& rec);  // into its shape's queue: placeable
   void unqueue(const DemandRec& r);
 
-  std::vector<Node> nodes_;  // registration order; dead nodes stay for history
-  std::unordered_map<NodeId, std::size_t> index_;
+  std::deque<Node> nodes_;  // registration order; dead nodes stay for history
+  std::unordered_map<NodeId, std::size_t> index_;  // ids other than "node-<k>": the head
+  std::vector<std::size_t> by_number_;              // k - 1 -> nodes_ index of "node-<k>"
+  std::optional<std::size_t> slot_of(const NodeId& id) const;
   std::unordered_map<std::string, std::vector<std::size_t>> by_job_;  // job -> nodes that ran it
   // Indices of alive nodes in registration order, and of nodes that died
   // since the last compaction (skipped when read): a removal costs O(1)

@@ -26,16 +26,16 @@ void IdleHistory::update(const WorkerUsage& w) {
   Entry& e = it->second;
   if (added) {
     e.order = next_order_++;
-    by_order_.emplace(e.order, &e);
+    e.by_order = by_order_.emplace_hint(by_order_.end(), e.order, &e);
   }
   e.usage = w;
   if (is_idle(w)) {
     if (!e.idle_from) {
       e.idle_from = now;
-      idle_runs_.emplace(now, e.order);
+      e.idle_run = idle_runs_.emplace(now, e.order).first;
     }
   } else if (e.idle_from) {
-    idle_runs_.erase({*e.idle_from, e.order});
+    idle_runs_.erase(e.idle_run);
     e.idle_from.reset();
   }
 }
@@ -43,8 +43,8 @@ void IdleHistory::update(const WorkerUsage& w) {
 void IdleHistory::remove(const std::string& node_id) {
   auto it = workers_.find(node_id);
   if (it == workers_.end()) return;
-  if (it->second.idle_from) idle_runs_.erase({*it->second.idle_from, it->second.order});
-  by_order_.erase(it->second.order);
+  if (it->second.idle_from) idle_runs_.erase(it->second.idle_run);
+  by_order_.erase(it->second.by_order);
   workers_.erase(it);
 }
 
@@ -74,7 +74,17 @@ std::vector<const WorkerUsage*> IdleHistory::idle_since(SimTime since) const {
   for (auto r = idle_runs_.begin(); r != idle_runs_.end() && r->first <= sample; ++r) orders.push_back(r->second);
   std::sort(orders.begin(), orders.end());
   out.reserve(orders.size());
-  for (std::uint64_t o : orders) out.push_back(&by_order_.at(o)->usage);
+  if (orders.size() < by_order_.size() / 8) {
+    for (std::uint64_t o : orders) out.push_back(&by_order_.at(o)->usage);
+    return out;
+  }
+  // Most workers idle (a scale-down's check): one walk in order, where a
+  // search per worker would miss the cache at each level of the tree.
+  auto w = by_order_.begin();
+  for (std::uint64_t o : orders) {
+    while (w->first < o) ++w;
+    out.push_back(&w->second->usage);
+  }
   return out;
 }
 

@@ -54,18 +54,25 @@ class IdleHistory {
   std::vector<const WorkerUsage*> idle_since(SimTime since) const;
 
  private:
+  using IdleRuns = std::set<std::pair<std::uint64_t, std::uint64_t>>;  // (idle_from, order)
+  struct Entry;
+  using ByOrder = std::map<std::uint64_t, const Entry*>;
   struct Entry {
     WorkerUsage usage;
     std::uint64_t order = 0;                  // first-seen order
     std::optional<std::uint64_t> idle_from;   // sample number where the idle run began
+    // Its places in by_order_ and idle_runs_: removed without a search,
+    // whose misses grow with the worker count.
+    ByOrder::iterator by_order;
+    IdleRuns::iterator idle_run;
   };
   std::size_t capacity_;
   std::uint64_t first_sample_ = 0;    // number of times_.front()
   std::deque<SimTime> times_;         // sample times, oldest first
   std::uint64_t next_order_ = 0;
   std::unordered_map<std::string, Entry> workers_;
-  std::map<std::uint64_t, const Entry*> by_order_;
-  std::set<std::pair<std::uint64_t, std::uint64_t>> idle_runs_;  // (idle_from, order)
+  ByOrder by_order_;
+  IdleRuns idle_runs_;
 };
 
 }  // namespace vramsim

@@ -1,6 +1,7 @@
 #include "backends/sim/sim_slurm_backend.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 namespace vramsim {
 
@@ -30,7 +31,7 @@ SimSlurmBackend::SimSlurmBackend(Executor& exec, RandomStreams& rng, TraceRecord
       bg_running_[job.id] = {at, b.nodes * b.cpus_per_node, b.nodes * b.gpus_per_node};
       return;
     }
-    start(jobs_.at(std::to_string(job.id)), static_cast<int>(nodes.front()));
+    start(job_at(std::to_string(job.id)), static_cast<int>(nodes.front()));
   };
   cb.on_end = [this](const NodeJob& job, std::int64_t at, PartitionOutcome outcome) {
     if (job.id >= 0) return;  // a worker job ends through end(), which told the scheduler
@@ -138,8 +139,19 @@ SimJob& SimSlurmBackend::create_job(const WorkerJobSize& size, Duration queue_wa
   if (warm) fields["warm"] = true;
   trace_.record(exec_.now(), "job_submitted", std::move(fields));
   SimJob& stored = jobs_.emplace(id, std::move(job)).first->second;
-  active_.emplace(id, &stored);
+  by_number_.push_back(&stored);
+  active_at_.push_back(active_.emplace_hint(active_.end(), id, &stored));
   return stored;
+}
+
+SimJob* SimSlurmBackend::find_job(const std::string& id) const {
+  long k = 0;
+  const char* last = id.data() + id.size();
+  const auto [end, ec] = std::from_chars(id.data(), last, k);
+  if (ec != std::errc{} || end != last || k < kFirstJobId) return nullptr;
+  const auto i = static_cast<std::size_t>(k - kFirstJobId);
+  if (i >= by_number_.size() || by_number_[i]->id != id) return nullptr;  // "01000" is not 1000
+  return by_number_[i];
 }
 
 void SimSlurmBackend::submit_worker(const WorkerJobSize& size, SubmitDone done) {
@@ -162,8 +174,9 @@ std::optional<std::string> SimSlurmBackend::submit(const WorkerJobSize& size, st
   SimJob& job = create_job(size, wait, false);
   const std::string id = job.id;
   queue_.push_back(id);
-  job.pending_timer = exec_.after(wait, [this, id] {
-    SimJob& j = jobs_.at(id);
+  SimJob* jp = &job;  // jobs_ never erases, so the pointer stays valid
+  job.pending_timer = exec_.after(wait, [this, jp] {
+    SimJob& j = *jp;
     j.pending_timer = 0;
     j.eligible = true;
     if (partition_)
@@ -177,7 +190,7 @@ std::optional<std::string> SimSlurmBackend::submit(const WorkerJobSize& size, st
 void SimSlurmBackend::schedule() {
   // FCFS: the head of the queue blocks the rest while it cannot start.
   while (!queue_.empty()) {
-    SimJob& j = jobs_.at(queue_.front());
+    SimJob& j = job_at(queue_.front());
     if (!j.eligible) return;
     const int host = first_free_host(j.size);
     if (host < 0) return;
@@ -195,14 +208,15 @@ void SimSlurmBackend::start(SimJob& j, int host) {
     free_hosts_.erase(host);
   }
   trace_.record(exec_.now(), "job_started", {{"job", j.id}, {"host", hosts_[host].ip}});
-  const std::string id = j.id;
-  j.limit_timer = exec_.after(j.size.time_limit, [this, id] {
-    SimJob& jj = jobs_.at(id);
-    jj.limit_timer = 0;
-    end(jj, JobState::Timeout, "time limit reached");
+  // The timers hold the job itself (jobs_ never erases): a closure this
+  // small lives inside the event, with no allocation of its own.
+  SimJob* jp = &j;
+  j.limit_timer = exec_.after(j.size.time_limit, [this, jp] {
+    jp->limit_timer = 0;
+    end(*jp, JobState::Timeout, "time limit reached");
   });
   const Duration boot = cfg_.node_boot.sample(rng_.stream("slurm.node_boot"));
-  j.pending_timer = exec_.after(boot, [this, id] { boot_done(id); });
+  j.pending_timer = exec_.after(boot, [this, jp] { boot_done(jp->id); });
 }
 
 NodeGpuFacts SimSlurmBackend::facts_for(const SimJob& j) const {
@@ -217,7 +231,7 @@ NodeGpuFacts SimSlurmBackend::facts_for(const SimJob& j) const {
 }
 
 void SimSlurmBackend::boot_done(const std::string& id, bool warm) {
-  SimJob& j = jobs_.at(id);
+  SimJob& j = job_at(id);
   j.pending_timer = 0;
   const auto facts = facts_for(j);
   Advertisement ad = advertisement_->advertise(id, facts);
@@ -230,13 +244,13 @@ void SimSlurmBackend::boot_done(const std::string& id, bool warm) {
   }
   const Duration reg = cfg_.registration.sample(rng_.stream("slurm.registration"));
   j.pending_timer = exec_.after(reg, [this, id, ad] {
-    jobs_.at(id).pending_timer = 0;
+    job_at(id).pending_timer = 0;
     register_node(id, ad);
   });
 }
 
 void SimSlurmBackend::register_node(const std::string& id, const Advertisement& ad) {
-  SimJob& j = jobs_.at(id);
+  SimJob& j = job_at(id);
   j.registered = true;
   const Host& h = hosts_[j.host];
   NodeSpec spec;
@@ -262,7 +276,7 @@ void SimSlurmBackend::end(SimJob& j, JobState final_state, const std::string& re
   queue_.erase(std::remove(queue_.begin(), queue_.end(), j.id), queue_.end());
   const bool had_node = j.registered;
   j.life.move(final_state);
-  active_.erase(j.id);
+  active_.erase(active_at_[static_cast<std::size_t>(std::stol(j.id) - kFirstJobId)]);
   j.ended = exec_.now();
   j.registered = false;
   if (partition_) {
@@ -285,9 +299,9 @@ void SimSlurmBackend::end(SimJob& j, JobState final_state, const std::string& re
 
 void SimSlurmBackend::cancel_jobs(const std::vector<std::string>& ids) {
   for (const auto& id : ids) {
-    auto it = jobs_.find(id);
-    if (it == jobs_.end() || is_terminal(it->second.life.state())) continue;
-    SimJob& j = it->second;
+    SimJob* found = find_job(id);
+    if (!found || is_terminal(found->life.state())) continue;
+    SimJob& j = *found;
     trace_.record(exec_.now(), "job_cancel_requested", {{"job", id}});
     if (j.life.state() == JobState::Pending) {
       end(j, JobState::Cancelled, "scancel");
@@ -305,19 +319,22 @@ void SimSlurmBackend::cancel_jobs(const std::vector<std::string>& ids) {
     j.registered = false;
     if (had_node && listener_) listener_->node_lost(id, "scancel");
     const Duration d = cfg_.cancel_latency.sample(rng_.stream("slurm.cancel"));
-    j.pending_timer = exec_.after(d, [this, id] {
-      SimJob& jj = jobs_.at(id);
-      jj.pending_timer = 0;
-      end(jj, JobState::Cancelled, "scancel");
+    SimJob* jp = &j;
+    j.pending_timer = exec_.after(d, [this, jp] {
+      jp->pending_timer = 0;
+      end(*jp, JobState::Cancelled, "scancel");
     });
   }
 }
 
 std::vector<std::string> SimSlurmBackend::still_listed(const std::vector<std::string>& ids) const {
-  // active_ is keyed by id, so listing order is the ids' order.
+  // active_ is keyed by id, so listing order is the ids' order; a job is
+  // listed while it is not terminal.
   std::vector<std::string> out;
-  for (const auto& id : ids)
-    if (active_.count(id)) out.push_back(id);
+  for (const auto& id : ids) {
+    const SimJob* j = find_job(id);
+    if (j && !is_terminal(j->life.state())) out.push_back(id);
+  }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
@@ -331,22 +348,22 @@ std::vector<JobInfo> SimSlurmBackend::list_jobs() const {
 }
 
 void SimSlurmBackend::stop_node(const std::string& id) {
-  auto it = jobs_.find(id);
-  if (it == jobs_.end() || !it->second.registered) return;
+  SimJob* jp = find_job(id);
+  if (!jp || !jp->registered) return;
   const Duration d = cfg_.ray_stop.sample(rng_.stream("slurm.ray_stop"));
   trace_.record(exec_.now(), "node_stop_requested", {{"job", id}});
-  exec_.after(d, [this, id] {
-    SimJob& j = jobs_.at(id);
+  exec_.after(d, [this, jp] {
+    SimJob& j = *jp;
+    const std::string& id = j.id;
     if (!j.registered || j.life.state() != JobState::Running) return;
     // `ray start --block` returns and the node leaves; the batch script then
     // exits on its own unless the job is cancelled first.
     j.registered = false;
     if (listener_) listener_->node_lost(id, "ray stop");
     const Duration exit = cfg_.job_exit_after_stop.sample(rng_.stream("slurm.job_exit"));
-    j.pending_timer = exec_.after(exit, [this, id] {
-      SimJob& jj = jobs_.at(id);
-      jj.pending_timer = 0;
-      end(jj, JobState::Completed, "batch script exited after ray stop");
+    j.pending_timer = exec_.after(exit, [this, jp] {
+      jp->pending_timer = 0;
+      end(*jp, JobState::Completed, "batch script exited after ray stop");
     });
   });
 }
@@ -356,8 +373,8 @@ void SimSlurmBackend::call_replica(const std::string& job_id, const std::string&
   (void)payload;
   const Duration d = cfg_.call.sample(rng_.stream("replica.call"));
   exec_.after(d, [this, job_id, replica, done = std::move(done)] {
-    const auto it = jobs_.find(job_id);
-    if (it == jobs_.end() || !it->second.registered) {
+    const SimJob* j = find_job(job_id);
+    if (!j || !j->registered) {
       done(Json{{"error", "node of job " + job_id + " is gone"}});
       return;
     }
@@ -376,7 +393,7 @@ std::string SimSlurmBackend::start_warm_worker(const WorkerJobSize& size) {
     if (host < 0) throw std::invalid_argument("no free partition node fits a warm worker");
     start(create_job(size, 0, true), host);
   }
-  SimJob& j = jobs_.at(std::to_string(next_id_ - 1));
+  SimJob& j = job_at(std::to_string(next_id_ - 1));
   if (j.pending_timer) exec_.cancel(j.pending_timer);
   j.pending_timer = 0;
   boot_done(j.id, true);

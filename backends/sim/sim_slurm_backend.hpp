@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -162,9 +163,22 @@ class SimSlurmBackend final : public ClusterBackend {
   std::vector<Host> hosts_;
   std::set<int> free_hosts_;  // hosts without a job, by index
   std::map<std::string, SimJob> jobs_;
-  std::map<std::string, const SimJob*> active_;  // not yet terminal, in jobs_ order (squeue's)
+  // jobs_ in creation order: the ids this backend hands out are numbers from
+  // kFirstJobId up, so a lookup is an index, not a walk of a table keyed by
+  // string whose misses grow with the job count.
+  static constexpr long kFirstJobId = 1000;
+  std::vector<SimJob*> by_number_;
+  SimJob* find_job(const std::string& id) const;
+  SimJob& job_at(const std::string& id) const {
+    SimJob* j = find_job(id);
+    if (!j) throw std::out_of_range("no job " + id);
+    return *j;
+  }
+  using ActiveJobs = std::map<std::string, const SimJob*>;
+  ActiveJobs active_;  // not yet terminal, in jobs_ order (squeue's)
+  std::vector<ActiveJobs::iterator> active_at_;  // by job number, as by_number_: erased without a search
   std::vector<std::string> queue_;  // pending job ids, submit order
-  long next_id_ = 1000;
+  long next_id_ = kFirstJobId;
   std::unique_ptr<NodeScheduler> partition_;  // Fcfs, Easy
   std::size_t next_background_ = 0;          // cfg_.background index
   TimerId wake_timer_ = 0;

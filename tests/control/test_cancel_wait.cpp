@@ -121,6 +121,26 @@ SweepCounts sweep_of(int jobs) {
   return c;
 }
 
+// The simulated partition finds a job by its number: only the exact id it
+// handed out names it, so "01000" neither lists nor cancels job 1000.
+TEST(CancelWait, OnlyTheExactJobIdNamesAJob) {
+  World w(2, 2, 1 * kSecond);
+  const auto listed = w.sim->still_listed({"1000", "1001"});
+  ASSERT_EQ(listed, (std::vector<std::string>{"1000", "1001"}));
+  const std::vector<std::string> bad = {"01000", "1000 ", "+1000", "999", "1002", "", "abc", "99999999999999999999"};
+  EXPECT_TRUE(w.sim->still_listed(bad).empty());
+  w.sim->cancel_jobs(bad);
+  w.loop.run(10 * kSecond);
+  EXPECT_TRUE(w.of("job_cancel_requested").empty());
+  EXPECT_EQ(w.sim->job_count(), 2u);
+  w.sim->cancel_jobs({"1001"});
+  w.loop.run(20 * kSecond);
+  EXPECT_EQ(w.sim->still_listed({"1000", "1001"}), (std::vector<std::string>{"1000"}));
+  EXPECT_EQ(w.sim->job_count(), 1u);
+  ASSERT_EQ(w.sim->list_jobs().size(), 1u);
+  EXPECT_EQ(w.sim->list_jobs()[0].id, "1000");
+}
+
 TEST(CancelWait, OneListingPerPollForManyCancelledJobs) {
   const SweepCounts one = sweep_of(1), many = sweep_of(64);
   EXPECT_EQ(one.cancelled, 1u);

@@ -92,6 +92,28 @@ TEST_F(ClusterStateTest, AddNodeAssignsIdsAndDerivesGpuTotal) {
   EXPECT_THROW(cs.add_node(head, 30), std::logic_error) << "a second head";
 }
 
+// "node-<k>" is found by its number: a spelling of another id that parses
+// to the same number, or no number at all, names no node, and removing it
+// leaves the node alive.
+TEST_F(ClusterStateTest, OnlyTheExactIdNamesANode) {
+  NodeSpec head;
+  head.head = true;
+  cs.add_node(head, 0);
+  const NodeId n1 = cs.add_node(gpu_node(1, "5"), 0);
+  cs.add_node(gpu_node(1, "6"), 0);
+  ASSERT_EQ(n1, "node-1");
+  ASSERT_NE(cs.node("node-2"), nullptr);
+  EXPECT_EQ(cs.node("node-2")->spec.slurm_job_id, "6");
+  for (const std::string bad : {"node-01", "node-", "node-0", "node-1x", "node-+1", "node--1", " node-1", "node-3",
+                                "node-18446744073709551617", "Node-1", "1"})
+    EXPECT_EQ(cs.node(bad), nullptr) << bad;
+  EXPECT_TRUE(cs.remove_node("node-01").empty());
+  EXPECT_TRUE(cs.node("node-1")->alive());
+  EXPECT_EQ(cs.node("head")->id, "head");
+  cs.remove_node("node-1");
+  EXPECT_FALSE(cs.node("node-1")->alive());
+}
+
 TEST_F(ClusterStateTest, NodeForJob) {
   cs.add_node(gpu_node(1, "100"), 0);
   const NodeId b = cs.add_node(gpu_node(1, "200"), 0);
