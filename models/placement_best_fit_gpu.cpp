@@ -1,6 +1,7 @@
-// best-fit: the option that leaves its node the least free GPU capacity, then
-// its chosen device the least free share, then the node the least free CPU
-// (the tightest pack); the first in node order on ties.
+// best-fit-gpu: the option that leaves its node the least free GPU capacity,
+// then its chosen device the least free share, then the node the least free
+// CPU (the tightest GPU pack); the first in node order on ties. Not the FGD
+// paper's BestFit, which weighs CPU and GPU together (best-fit).
 #include <numeric>
 #include <tuple>
 
@@ -10,7 +11,7 @@
 namespace vramsim {
 
 namespace {
-class BestFitPlacement final : public PlacementPolicy {
+class BestFitGpuPlacement final : public PlacementPolicy {
  public:
   std::size_t choose(const ResourceSet&, const std::vector<PlacementOption>& options,
                      const std::vector<TaskShape>&) const override {
@@ -24,6 +25,8 @@ class BestFitPlacement final : public PlacementPolicy {
 };
 }  // namespace
 
-void register_placement_best_fit_policies(PolicyRegistry& r) { r.add<PlacementPolicy, BestFitPlacement>("best-fit"); }
+void register_placement_best_fit_gpu_policies(PolicyRegistry& r) {
+  r.add<PlacementPolicy, BestFitGpuPlacement>("best-fit-gpu");
+}
 
 }  // namespace vramsim
