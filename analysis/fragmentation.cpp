@@ -62,6 +62,7 @@ UtilisationSampler::Result UtilisationSampler::evaluate(const std::vector<TaskSh
 double FragmentationMeter::node_fragmentation(const Node& n, double& allocated) {
   key_.cpus = n.available.get_amount(kCPUId);
   key_.gpu_free.clear();
+  if (by_model_) key_.model = n.spec.accelerator_type;
   allocated = 0;
   for (const auto& d : n.devices()) {
     key_.gpu_free.push_back(std::clamp<Amount>(d.free_fraction(), 0, kAmountScale));

@@ -59,13 +59,15 @@ struct NodeFragmentation {
 };
 class FragmentationMeter {
  public:
-  explicit FragmentationMeter(std::vector<TaskShape> typical) : tasks_(merge_shapes(typical)) {}
+  explicit FragmentationMeter(std::vector<TaskShape> typical)
+      : tasks_(merge_shapes(typical)), by_model_(any_names_models(tasks_)) {}
   ClusterFragmentation measure(const ClusterState& cluster);
   std::vector<NodeFragmentation> per_node(const ClusterState& cluster);  // GPU nodes in registration order
 
  private:
   double node_fragmentation(const Node& n, double& allocated);  // GPUs
   std::vector<TaskShape> tasks_;
+  bool by_model_ = false;  // a task names GPU models: the node's model counts
   std::unordered_map<NodeFree, double, NodeFreeHash> memo_;
   NodeFree key_;
 };

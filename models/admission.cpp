@@ -12,7 +12,10 @@ namespace vramsim {
 // VRAM_MB is deliberately not checked here, as in the reference system.
 bool node_has_room(const AppDemand& app, const AdmissionSnapshot& s) {
   return s.nodes.any([&](const NodeHeadroom& n) {
-    return !n.head && n.free_cpu >= app.cpus && n.free_gpu >= app.gpus && n.free_memory >= app.memory;
+    if (n.head || n.free_cpu < app.cpus || n.free_gpu < app.gpus || n.free_memory < app.memory) return false;
+    for (const auto& [name, amount] : app.custom)
+      if (!n.available || n.available->get_amount(name) < to_amount(amount)) return false;
+    return true;
   });
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Admission: the deploy-time resource check (reference-semantics section 4).
 // Pure function of a snapshot taken under the deploy lock.
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,9 @@ struct NodeHeadroom {
   std::string_view node_id;
   bool head = false;
   double free_cpu = 0, free_gpu = 0, free_memory = 0;  // memory in bytes
+  // The node's free resources, its custom ones included (an openb node's
+  // `accelerator_type:<models>`); null: it offers no custom resource.
+  const ResourceSet* available = nullptr;
 };
 
 // The registered nodes' headroom, in registration order: a list the caller
@@ -41,7 +45,7 @@ class HeadroomList {
     return cluster_->any_alive_node([&](const Node& n) {
       return pred(NodeHeadroom{n.id, n.spec.head, to_double(n.available.get_amount(kCPUId)),
                                to_double(n.available.get_amount(kGPUId)),
-                               to_double(n.available.get_amount(kMemoryId))});
+                               to_double(n.available.get_amount(kMemoryId)), &n.available});
     });
   }
 
@@ -65,6 +69,9 @@ struct AppDemand {
   // AppBuilder._sum_resources sums them); memory in bytes.
   double cpus = 0, gpus = 0, memory = 0;
   double vram_mb = 0;  // the VRAM_MB resource the replica asks for (0: none)
+  // Custom resources one replica asks for (an openb pod's gpu_spec as
+  // `accelerator_type:<models>`): a node has room only if it has them free.
+  std::map<std::string, double> custom = {};
 };
 
 struct AdmissionDecision {
@@ -80,7 +87,11 @@ class AdmissionPolicy {
   virtual AdmissionDecision check(const AppDemand& app, const AdmissionSnapshot& s) const = 0;
 };
 
-// Shared pieces.
+// Shared pieces. A node has room when it is not the head and has the CPU,
+// GPU, memory and every custom resource of the demand free. The custom
+// resources are not one of the reference system's checks (its apps ask for
+// none); both variants judge them alike, so a pod naming only GPU models no
+// node with room has is rejected instead of waiting forever.
 bool node_has_room(const AppDemand& app, const AdmissionSnapshot& s);
 bool defaults_fit(const AppDemand& app, const WorkerDefaults& d);
 // The rejection as manager.py raises it: "Insufficient resources for

@@ -14,6 +14,7 @@ namespace vramsim {
   X(placement)                  \
   X(placement_first_fit)        \
   X(placement_best_fit)         \
+  X(placement_best_fit_gpu)     \
   X(placement_fgd)
 
 #define VRAMSIM_DECLARE(name) void register_##name##_policies(PolicyRegistry& r);

@@ -2,21 +2,47 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 namespace vramsim {
 
 std::size_t NodeFreeHash::operator()(const NodeFree& n) const {
   std::size_t h = std::hash<Amount>()(n.cpus);
   for (Amount f : n.gpu_free) h = h * 1000003u ^ std::hash<Amount>()(f);
-  return h;
+  return h * 1000003u ^ std::hash<std::string>()(n.model);
+}
+
+bool runs_on_model(const std::vector<std::string>& models, const std::string& node_model) {
+  return models.empty() || std::binary_search(models.begin(), models.end(), node_model);
+}
+
+bool any_names_models(const std::vector<TaskShape>& tasks) {
+  return std::any_of(tasks.begin(), tasks.end(), [](const TaskShape& t) { return !t.models.empty(); });
+}
+
+std::vector<std::string> accelerator_models(std::string_view resource) {
+  constexpr std::string_view kPrefix = "accelerator_type:";
+  std::vector<std::string> models;
+  if (resource.substr(0, kPrefix.size()) != kPrefix) return models;
+  resource.remove_prefix(kPrefix.size());
+  while (!resource.empty()) {
+    const auto bar = resource.find('|');
+    if (bar != 0) models.emplace_back(resource.substr(0, bar));
+    if (bar == std::string_view::npos) break;
+    resource.remove_prefix(bar + 1);
+  }
+  std::sort(models.begin(), models.end());
+  models.erase(std::unique(models.begin(), models.end()), models.end());
+  return models;
 }
 
 Amount unallocatable_gpu(const NodeFree& n, const TaskShape& t) {
   Amount idle = 0;
   for (Amount f : n.gpu_free) idle += f;
-  // The task does not fit the node's CPU, or asks for no GPU at all: no free
-  // GPU capacity of the node can go to it.
-  if (t.cpus > n.cpus || t.gpus <= 0) return idle;
+  // The task does not fit the node's CPU, asks for no GPU at all, or may
+  // not run on the node's GPU model: no free GPU capacity of the node can go
+  // to it.
+  if (t.cpus > n.cpus || t.gpus <= 0 || !runs_on_model(t.models, n.model)) return idle;
   if (t.gpus < kAmountScale) {
     // A share must fit inside one GPU: GPUs with less free are fragments.
     Amount frag = 0;
@@ -45,11 +71,11 @@ double expected_unallocatable_gpu(const NodeFree& n, const std::vector<TaskShape
 }
 
 std::vector<TaskShape> merge_shapes(const std::vector<TaskShape>& tasks) {
-  std::map<std::pair<Amount, Amount>, double> w;
-  for (const auto& t : tasks) w[{t.cpus, t.gpus}] += t.weight;
+  std::map<std::tuple<Amount, Amount, std::vector<std::string>>, double> w;
+  for (const auto& t : tasks) w[{t.cpus, t.gpus, t.models}] += t.weight;
   std::vector<TaskShape> out;
   out.reserve(w.size());
-  for (const auto& [k, v] : w) out.push_back(TaskShape{k.first, k.second, v});
+  for (const auto& [k, v] : w) out.push_back(TaskShape{std::get<0>(k), std::get<1>(k), v, std::get<2>(k)});
   return out;
 }
 

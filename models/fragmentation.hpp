@@ -5,6 +5,8 @@
 // free shares. Pure functions: the utilisation sampler (analysis/) and the
 // fgd placement policy use them. The cases: docs/workloads-openb.md.
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/resources.hpp"
@@ -16,23 +18,40 @@ struct TaskShape {
   Amount cpus = 0;  // per task
   Amount gpus = 0;  // below kAmountScale: a share of one GPU; else whole GPUs
   double weight = 1;
+  // The GPU models the task may run on (an openb pod's gpu_spec), sorted,
+  // without repeats; empty: any model.
+  std::vector<std::string> models = {};
 };
 
-// A node as fragmentation sees it: free CPU and each GPU's free share.
+// A node as fragmentation sees it: free CPU, each GPU's free share and the
+// GPU model (its accelerator type; left empty where no task names a model).
 struct NodeFree {
   Amount cpus = 0;
   std::vector<Amount> gpu_free;  // per device, in [0, kAmountScale]
+  std::string model = {};
   bool operator==(const NodeFree& o) const = default;
 };
 struct NodeFreeHash {
   std::size_t operator()(const NodeFree& n) const;
 };
 
+// Whether a task that names `models` (empty: any) may run on a node of GPU
+// model `node_model`. A GPU task that may not is as unable to use the node's
+// GPUs as one that does not fit (the FGD simulator's "no access" case).
+bool runs_on_model(const std::vector<std::string>& models, const std::string& node_model);
+// Whether any task names GPU models: only then does a node's model matter.
+bool any_names_models(const std::vector<TaskShape>& tasks);
+// The models a custom resource `accelerator_type:<m1>|<m2>...` allows (how
+// an openb pod's gpu_spec, and Ray's accelerator constraint, are asked for),
+// sorted; empty for any other resource.
+std::vector<std::string> accelerator_models(std::string_view resource);
+
 // GPUs (in kAmountScale units) of `n` that task `t` cannot use.
 Amount unallocatable_gpu(const NodeFree& n, const TaskShape& t);
 // The same averaged over the tasks by weight; 0 without tasks.
 double expected_unallocatable_gpu(const NodeFree& n, const std::vector<TaskShape>& tasks);
-// Tasks with equal requests merged, weights summed, in request order.
+// Tasks with equal requests (CPU, GPU and models) merged, weights summed, in
+// request order.
 std::vector<TaskShape> merge_shapes(const std::vector<TaskShape>& tasks);
 // The workload's typical tasks: shapes merged, the most frequent first, kept
 // until they make up `popularity` (in (0, 1]) of the weight; the paper's

@@ -9,6 +9,7 @@ namespace vramsim {
 NodeFree node_free(const Node& n) {
   NodeFree f;
   f.cpus = n.available.get_amount(kCPUId);
+  f.model = n.spec.accelerator_type;
   for (const auto& d : n.devices()) f.gpu_free.push_back(std::clamp<Amount>(d.free_fraction(), 0, kAmountScale));
   return f;
 }

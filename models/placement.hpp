@@ -9,8 +9,9 @@
 // Variants: `ray` (the default, and the engine's own path without a chooser:
 // the first node that fits, on the device with the least free that holds the
 // share), `first-fit` (the first option: the first node, its lowest device),
-// `best-fit` (the least GPU, then CPU, left free on the node after placing),
-// `fgd` (fragmentation gradient descent: the least growth of the node's
+// `best-fit` (the FGD paper's: the least CPU and GPU left free on the node
+// after placing, each over a fixed maximum, weighed half and half),
+// `best-fit-gpu` (the least GPU, then CPU, left free on the node), `fgd` (fragmentation gradient descent: the least growth of the node's
 // expected unallocatable GPU against the typical tasks).
 #include <cstddef>
 #include <vector>
@@ -30,7 +31,7 @@ class PlacementPolicy {
                              const std::vector<TaskShape>& typical) const = 0;
 };
 
-// The node's free CPU and per-device free shares now, and after `p`.
+// The node's free CPU, per-device free shares and GPU model now, and after `p`.
 NodeFree node_free(const Node& n);
 NodeFree node_free_after(const Node& n, const Placement& p);
 // The index of the smallest key; the first on ties.

@@ -64,7 +64,12 @@ std::vector<TaskShape> scenario_tasks(const Scenario& sc) {
     else if (*a.gpu_memory_mb < 0) gpus = kAmountScale;
     else if (min_vram > 0)
       gpus = std::min(kAmountScale, to_amount(static_cast<double>(*a.gpu_memory_mb) / static_cast<double>(min_vram)));
-    tasks.push_back(TaskShape{to_amount(a.cpus), gpus, static_cast<double>(std::max(1, a.replicas))});
+    // The app's accelerator constraint (an openb pod's gpu_spec; a pod has
+    // at most one) names the GPU models the task may run on.
+    std::vector<std::string> models;
+    for (const auto& r : a.resources)
+      if (models.empty()) models = accelerator_models(r.first);
+    tasks.push_back(TaskShape{to_amount(a.cpus), gpus, static_cast<double>(std::max(1, a.replicas)), std::move(models)});
   }
   return tasks;
 }

@@ -128,7 +128,8 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options);
 
 // The scenario's apps as task shapes (one per app, in order), by replicas:
 // an exact GPU request as it is, -1 a whole GPU, a VRAM figure as a share of
-// the smallest partition GPU.
+// the smallest partition GPU; the models of an `accelerator_type:` resource
+// the app asks for (an openb pod's gpu_spec).
 std::vector<TaskShape> scenario_tasks(const Scenario& sc);
 constexpr double kTypicalPopularity = 0.95;  // the FGD paper's popularity threshold
 

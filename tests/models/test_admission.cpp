@@ -119,6 +119,34 @@ TEST_P(AdmissionBothVariants, RoomOnAnyOneNodeIsEnough) {
   EXPECT_EQ(p->check(kApp, s).reason, "node_with_room");
 }
 
+// An openb pod's gpu_spec is a custom resource only nodes of the named
+// models offer: a node has room for the pod only if it offers it. Node 1 has
+// room but is of another model; node 2 is a T4 without a free GPU. Both
+// variants reject until node 3, a T4 with room, registers; a pod naming no
+// model is admitted on node 1.
+TEST_P(AdmissionBothVariants, NodeWithRoomMustOfferTheCustomResourcesAsked) {
+  ResourceSet t4;  // the free custom resources of a T4 node
+  t4.set("accelerator_type:T4", 1);
+  auto s = snapshot(1, 0);
+  s.nodes.push_back(worker(8, 1, 64, "node-1"));
+  NodeHeadroom full = worker(8, 0, 64, "node-2");
+  full.available = &t4;
+  s.nodes.push_back(full);
+  AppDemand pod = kApp;
+  pod.custom["accelerator_type:T4"] = 0.001;
+  const auto d = p->check(pod, s);
+  EXPECT_FALSE(d.admitted);
+  EXPECT_EQ(d.reason, "insufficient");
+  EXPECT_EQ(p->check(kApp, s).reason, "node_with_room");
+  NodeHeadroom roomy = worker(8, 1, 64, "node-3");
+  roomy.available = &t4;
+  s.nodes.push_back(roomy);
+  EXPECT_EQ(p->check(pod, s).reason, "node_with_room");
+  // Asking more of the resource than the node has free is no room either.
+  pod.custom["accelerator_type:T4"] = 2;
+  EXPECT_FALSE(p->check(pod, s).admitted);
+}
+
 TEST_P(AdmissionBothVariants, SpawningRequiresTheDefaultsToFit) {
   const auto s = snapshot(0, 0);
   EXPECT_FALSE(p->check(AppDemand{"app", 9, 0, 0, 0}, s).admitted) << "more CPUs than the default 8";

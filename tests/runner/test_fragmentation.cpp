@@ -37,6 +37,47 @@ TEST(Fragmentation, CpuShortOrCpuOnlyTaskMakesAllIdleGpuFragment) {
   EXPECT_EQ(unallocatable_gpu(NodeFree{a(8), {0, 0}}, TaskShape{a(16), a(0.5), 1}), 0);
 }
 
+// The FGD simulator's "no access" case: a GPU task naming GPU models the
+// node is not of can use none of its GPUs; one naming the node's model, or
+// none, is measured as before. A CPU-only task never uses GPUs anyway.
+TEST(Fragmentation, TaskNamingOtherModelsCannotUseAnyOfTheNodesGpus) {
+  NodeFree t4 = node_a();
+  t4.model = "T4";
+  EXPECT_EQ(unallocatable_gpu(t4, TaskShape{a(1), a(0.3), 1, {"V100M16"}}), a(1.7));
+  EXPECT_EQ(unallocatable_gpu(t4, TaskShape{a(1), a(0.3), 1, {"T4", "V100M16"}}), a(0.2));
+  EXPECT_EQ(unallocatable_gpu(t4, TaskShape{a(1), a(0.3), 1, {}}), a(0.2));
+  EXPECT_EQ(unallocatable_gpu(t4, TaskShape{a(1), a(1), 1, {"A10"}}), a(1.7));
+  EXPECT_EQ(unallocatable_gpu(t4, TaskShape{a(1), a(1), 1, {"T4"}}), a(0.7));
+  EXPECT_EQ(unallocatable_gpu(t4, TaskShape{a(1), 0, 1, {"A10"}}), a(1.7));
+  // Half the tasks a 0.3 share of any model (0.2 fragment), half a whole A10
+  // (all 1.7): (0.2 + 1.7) / 2; blind to the model it was (0.2 + 0.7) / 2.
+  const std::vector<TaskShape> tasks = {{a(1), a(0.3), 1, {}}, {a(1), a(1), 1, {"A10"}}};
+  EXPECT_DOUBLE_EQ(expected_unallocatable_gpu(t4, tasks), a(0.95));
+}
+
+TEST(Fragmentation, ShapesNamingOtherModelsStayApart) {
+  const std::vector<TaskShape> tasks = {
+      {a(1), a(0.3), 1, {}}, {a(1), a(0.3), 2, {"T4"}}, {a(1), a(0.3), 4, {"T4"}}, {a(1), a(0.3), 8, {"A10", "T4"}}};
+  const auto merged = merge_shapes(tasks);
+  ASSERT_EQ(merged.size(), 3u);
+  EXPECT_TRUE(merged[0].models.empty());
+  EXPECT_DOUBLE_EQ(merged[0].weight, 1);
+  EXPECT_EQ(merged[1].models, (std::vector<std::string>{"A10", "T4"}));
+  EXPECT_DOUBLE_EQ(merged[1].weight, 8);
+  EXPECT_EQ(merged[2].models, std::vector<std::string>{"T4"});
+  EXPECT_DOUBLE_EQ(merged[2].weight, 6);
+}
+
+TEST(Fragmentation, AcceleratorResourceNamesItsModels) {
+  EXPECT_EQ(accelerator_models("accelerator_type:V100M32|T4"), (std::vector<std::string>{"T4", "V100M32"}));
+  EXPECT_EQ(accelerator_models("accelerator_type:A100"), std::vector<std::string>{"A100"});
+  EXPECT_TRUE(accelerator_models("CPU").empty());
+  EXPECT_TRUE(accelerator_models("slurm_job_id:3").empty());
+  EXPECT_TRUE(runs_on_model({}, "T4"));
+  EXPECT_TRUE(runs_on_model({"A10", "T4"}, "T4"));
+  EXPECT_FALSE(runs_on_model({"A10"}, "T4"));
+}
+
 TEST(Fragmentation, ExpectationWeighsTasksByFrequency) {
   // (3 x 0.2 + 1 x 0.7) / 4 = 0.325 GPU.
   const std::vector<TaskShape> tasks = {{a(1), a(0.3), 1}, {a(1), a(1), 1}, {a(1), a(0.3), 2}};
