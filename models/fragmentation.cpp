@@ -20,8 +20,19 @@ bool any_names_models(const std::vector<TaskShape>& tasks) {
   return std::any_of(tasks.begin(), tasks.end(), [](const TaskShape& t) { return !t.models.empty(); });
 }
 
+namespace {
+constexpr std::string_view kAcceleratorPrefix = "accelerator_type:";
+}  // namespace
+
+std::string accelerator_resource(std::vector<std::string> models) {
+  std::sort(models.begin(), models.end());
+  std::string name(kAcceleratorPrefix);
+  for (std::size_t i = 0; i < models.size(); ++i) name += (i ? "|" : "") + models[i];
+  return name;
+}
+
 std::vector<std::string> accelerator_models(std::string_view resource) {
-  constexpr std::string_view kPrefix = "accelerator_type:";
+  constexpr std::string_view kPrefix = kAcceleratorPrefix;
   std::vector<std::string> models;
   if (resource.substr(0, kPrefix.size()) != kPrefix) return models;
   resource.remove_prefix(kPrefix.size());

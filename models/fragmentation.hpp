@@ -41,9 +41,13 @@ struct NodeFreeHash {
 bool runs_on_model(const std::vector<std::string>& models, const std::string& node_model);
 // Whether any task names GPU models: only then does a node's model matter.
 bool any_names_models(const std::vector<TaskShape>& tasks);
-// The models a custom resource `accelerator_type:<m1>|<m2>...` allows (how
-// an openb pod's gpu_spec, and Ray's accelerator constraint, are asked for),
-// sorted; empty for any other resource.
+// The custom resource a task limited to `models` asks for (an openb pod's
+// gpu_spec), `accelerator_type:<m1>|<m2>...`: one name per set of allowed
+// models (sorted, so "A|B" and "B|A" are one resource), offered by every
+// node whose model is in the set. Ray's own accelerator constraint is the
+// same mechanism with one model per name.
+std::string accelerator_resource(std::vector<std::string> models);
+// The models such a resource allows, sorted; empty for any other resource.
 std::vector<std::string> accelerator_models(std::string_view resource);
 
 // GPUs (in kAmountScale units) of `n` that task `t` cannot use.

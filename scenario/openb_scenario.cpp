@@ -7,6 +7,7 @@
 #include <set>
 
 #include "engine/format.hpp"
+#include "models/fragmentation.hpp"
 #include "models/gpu_models.hpp"
 #include "workload/openb.hpp"
 
@@ -128,16 +129,6 @@ OpenbOptions parse_openb_options(const Json& w, const std::string& path, Scenari
   return o;
 }
 
-// The custom resource a pod with a gpu_spec asks for: one name per set of
-// allowed models (sorted, so "A|B" and "B|A" are one resource), offered by
-// every node whose model is in the set. Ray's own accelerator constraint is
-// the same mechanism with one model per name.
-std::string gpu_spec_resource(std::vector<std::string> models) {
-  std::sort(models.begin(), models.end());
-  std::string name = "accelerator_type:";
-  for (std::size_t i = 0; i < models.size(); ++i) name += (i ? "|" : "") + models[i];
-  return name;
-}
 constexpr double kGpuSpecAsk = 0.001;  // per pod, as Ray asks for an accelerator type
 
 // One partition node and one warm worker taking all of it per trace node;
@@ -151,7 +142,7 @@ std::int64_t add_openb_nodes(const std::vector<OpenbNode>& nodes, const std::vec
     if (!p.gpu_spec.empty()) {
       std::string joined = "|";
       for (const auto& m : p.gpu_spec) joined += m + "|";
-      specs.emplace(gpu_spec_resource(p.gpu_spec), joined);
+      specs.emplace(accelerator_resource(p.gpu_spec), joined);
     }
   std::int64_t min_vram = 0;
   for (const auto& n : nodes) {
@@ -229,7 +220,7 @@ AppSpec openb_app(const OpenbPod& p, std::int64_t min_vram, const std::string& p
   }
   if (!p.gpu_spec.empty()) {
     // Placed only on nodes of the models it names.
-    a.resources[gpu_spec_resource(p.gpu_spec)] = kGpuSpecAsk;
+    a.resources[accelerator_resource(p.gpu_spec)] = kGpuSpecAsk;
     ++im.pods_with_gpu_spec;
   }
   return a;
