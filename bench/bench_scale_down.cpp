@@ -8,6 +8,7 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -24,6 +25,7 @@ struct Phases {
   double warm_s = 0;        // building the cluster until every warm worker registered
   double scale_down_s = 0;  // the rest of the horizon: the checks, N stops, N cancels
   double teardown_s = 0;    // freeing the simulation's state afterwards
+  std::uint64_t events = 0;  // events the loop ran: should grow as N does
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -64,7 +66,8 @@ std::size_t scale_down_run(int nodes, Phases& phases) {
   const auto t1 = std::chrono::steady_clock::now();
   loop.run(15 * kMinute);
   phases.scale_down_s = seconds_since(t1);
-  for (const auto& [id, job] : backend.jobs())
+  phases.events = loop.events_run();
+  for (const SimJob& job : backend.jobs())
     if (job.life.state() == JobState::Cancelled) ++cancelled;
   t2 = std::chrono::steady_clock::now();
   }
@@ -88,6 +91,7 @@ void BM_ScaleDownWarmIdle(benchmark::State& state) {
   state.counters["warm_ms"] = phases.warm_s * 1e3;
   state.counters["scale_down_ms"] = phases.scale_down_s * 1e3;
   state.counters["teardown_ms"] = phases.teardown_s * 1e3;
+  state.counters["events_per_node"] = static_cast<double>(phases.events) / nodes;
 }
 BENCHMARK(BM_ScaleDownWarmIdle)
     ->Arg(1000)

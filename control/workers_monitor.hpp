@@ -23,6 +23,7 @@
 
 #include "control/control_context.hpp"
 #include "control/replica_memory.hpp"
+#include "engine/id_hash.hpp"
 #include "models/idle_history.hpp"
 
 namespace vramsim {
@@ -91,7 +92,7 @@ class WorkersMonitor {
   bool creation_submitting_ = false;  // sbatch not answered yet
   std::optional<SimTime> last_scale_up_;
   std::optional<SimTime> last_scale_down_check_;  // none: never, as the epoch is for the real loop
-  std::unordered_map<std::string, std::string> deletions_;  // node -> job being stopped (never iterated)
+  std::unordered_map<std::string, std::string, IdHash> deletions_;  // node -> job being stopped (never iterated)
   // The cluster status is a snapshot each monitor pass takes
   // (`RayCluster.status`: the newest entry `monitor_cluster` appended), and
   // the wait for a stopped node to leave polls that snapshot, not the
@@ -100,8 +101,8 @@ class WorkersMonitor {
   // frozen, so each graceful stop waits its whole grace period.
   std::optional<SimTime> last_status_;
   int consecutive_errors_ = 0;  // passes in a row that raised (autoscaler_error)
-  std::unordered_map<std::string, SimTime> stopping_left_at_;  // nodes being stopped that left, and when
-  std::unordered_set<std::string> cancel_requested_;  // jobs this process has scancelled
+  std::unordered_map<std::string, SimTime, IdHash> stopping_left_at_;  // nodes being stopped that left, and when
+  std::unordered_set<std::string, IdHash> cancel_requested_;  // jobs this process has scancelled
 };
 
 }  // namespace vramsim

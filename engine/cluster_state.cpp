@@ -75,8 +75,14 @@ void FitIndex::set(std::size_t i, const Key& key) {
   }
   std::size_t j = cap_ + i;
   tree_[j] = key;
-  for (j /= 2; j >= 1; j /= 2)
-    for (int d = 0; d < kDims; ++d) tree_[j][d] = std::max(tree_[2 * j][d], tree_[2 * j + 1][d]);
+  // Up to the first ancestor whose maxima stay as they were: those above it
+  // are maxima of unchanged values.
+  for (j /= 2; j >= 1; j /= 2) {
+    Key k;
+    for (int d = 0; d < kDims; ++d) k[d] = std::max(tree_[2 * j][d], tree_[2 * j + 1][d]);
+    if (k == tree_[j]) break;
+    tree_[j] = k;
+  }
 }
 
 long FitIndex::find(std::size_t from, const Key& needs) const {

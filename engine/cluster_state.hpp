@@ -31,6 +31,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/id_hash.hpp"
 #include "engine/lifecycle.hpp"
 #include "engine/resources.hpp"
 #include "engine/time.hpp"
@@ -256,7 +257,7 @@ class ClusterState {
   std::unordered_map<NodeId, std::size_t> index_;  // ids other than "node-<k>": the head
   std::vector<std::size_t> by_number_;              // k - 1 -> nodes_ index of "node-<k>"
   std::optional<std::size_t> slot_of(const NodeId& id) const;
-  std::unordered_map<std::string, std::vector<std::size_t>> by_job_;  // job -> nodes that ran it
+  std::unordered_map<std::string, std::vector<std::size_t>, IdHash> by_job_;  // job -> nodes that ran it
   // Indices of alive nodes in registration order, and of nodes that died
   // since the last compaction (skipped when read): a removal costs O(1)
   // amortised, not a shift of the whole list.

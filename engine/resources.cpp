@@ -6,6 +6,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "engine/id_hash.hpp"
+
 namespace vramsim {
 
 Amount to_amount(double v) { return static_cast<Amount>(std::llround(v * kAmountScale)); }
@@ -18,7 +20,7 @@ namespace {
 struct Registry {
   std::mutex mu;
   std::deque<std::string> names{kCPU, kGPU, kMemory, kVramMB};
-  std::unordered_map<std::string, ResourceId> ids{{kCPU, kCPUId}, {kGPU, kGPUId}, {kMemory, kMemoryId},
+  std::unordered_map<std::string, ResourceId, IdHash> ids{{kCPU, kCPUId}, {kGPU, kGPUId}, {kMemory, kMemoryId},
                                                   {kVramMB, kVramMBId}};
 };
 

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/id_hash.hpp"
 #include "engine/time.hpp"
 
 namespace vramsim {
@@ -70,7 +71,7 @@ class IdleHistory {
   std::uint64_t first_sample_ = 0;    // number of times_.front()
   std::deque<SimTime> times_;         // sample times, oldest first
   std::uint64_t next_order_ = 0;
-  std::unordered_map<std::string, Entry> workers_;
+  std::unordered_map<std::string, Entry, IdHash> workers_;
   ByOrder by_order_;
   IdleRuns idle_runs_;
 };

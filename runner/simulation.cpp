@@ -141,7 +141,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
     const auto shutdown_at = w.control.shutdown_done_at();
     const bool exclusive = sc.slurm.scheduling == PartitionScheduling::Exclusive;
     double gpu_hours = 0;
-    for (const auto& [id, j] : w.backend.jobs()) {
+    for (const SimJob& j : w.backend.jobs()) {
       // A job holds its GPUs from its start; in the exclusive partition it
       // holds every GPU of its node.
       if (const PartitionNodeType* t = w.backend.host_type(j); t && j.started && t->gpus > 0) {

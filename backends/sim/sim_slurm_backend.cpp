@@ -1,6 +1,7 @@
 #include "backends/sim/sim_slurm_backend.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 
 namespace vramsim {
@@ -12,15 +13,16 @@ SimSlurmBackend::SimSlurmBackend(Executor& exec, RandomStreams& rng, TraceRecord
   int n = 0;
   for (const auto& t : cfg_.nodes)
     for (int i = 0; i < t.count; ++i) {
-      free_hosts_.insert(static_cast<int>(hosts_.size()));
-      hosts_.push_back(Host{t, cfg_.ip_prefix + std::to_string(++n), ""});
+      hosts_.push_back(Host{&t, cfg_.ip_prefix + std::to_string(++n)});
     }
+  free_hosts_.assign((hosts_.size() + 63) / 64, 0);
+  for (std::size_t h = 0; h < hosts_.size(); ++h) set_free(static_cast<int>(h), true);
   if (cfg_.scheduling == PartitionScheduling::Exclusive) {
     if (!cfg_.background.empty()) throw std::invalid_argument("background jobs need a shared partition (fcfs or easy)");
     return;
   }
   std::vector<NodeShape> shapes;
-  for (const Host& h : hosts_) shapes.push_back(NodeShape{h.type.cpus, h.type.memory_gb * 1024, h.type.gpus});
+  for (const Host& h : hosts_) shapes.push_back(NodeShape{h.type->cpus, h.type->memory_gb * 1024, h.type->gpus});
   NodeScheduler::Callbacks cb;
   // Worker jobs have their SLURM ids (>= 1000); background jobs -(index + 1).
   cb.on_start = [this](const NodeJob& job, std::int64_t at, const std::vector<std::size_t>& nodes) {
@@ -121,9 +123,23 @@ bool SimSlurmBackend::fits(const PartitionNodeType& t, const WorkerJobSize& size
          t.memory_gb >= static_cast<std::int64_t>(size.mem_per_cpu_gb) * size.cpus;
 }
 
+void SimSlurmBackend::set_free(int host, bool free) {
+  const auto h = static_cast<std::size_t>(host);
+  const std::uint64_t bit = std::uint64_t{1} << (h % 64);
+  if (free) {
+    free_hosts_[h / 64] |= bit;
+    first_free_word_ = std::min(first_free_word_, h / 64);
+  } else {
+    free_hosts_[h / 64] &= ~bit;
+  }
+}
+
 int SimSlurmBackend::first_free_host(const WorkerJobSize& size) const {
-  for (int h : free_hosts_)
-    if (fits(hosts_[h].type, size)) return h;
+  for (std::size_t w = first_free_word_; w < free_hosts_.size(); ++w)
+    for (std::uint64_t bits = free_hosts_[w]; bits != 0; bits &= bits - 1) {
+      const auto h = static_cast<int>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+      if (fits(*hosts_[h].type, size)) return h;
+    }
   return -1;
 }
 
@@ -138,10 +154,9 @@ SimJob& SimSlurmBackend::create_job(const WorkerJobSize& size, Duration queue_wa
                  {"queue_wait_us", queue_wait}};
   if (warm) fields["warm"] = true;
   trace_.record(exec_.now(), "job_submitted", std::move(fields));
-  SimJob& stored = jobs_.emplace(id, std::move(job)).first->second;
-  by_number_.push_back(&stored);
-  active_at_.push_back(active_.emplace_hint(active_.end(), id, &stored));
-  return stored;
+  active_.push_back(jobs_.size());
+  ++active_count_;
+  return jobs_.emplace_back(std::move(job));
 }
 
 SimJob* SimSlurmBackend::find_job(const std::string& id) const {
@@ -150,8 +165,8 @@ SimJob* SimSlurmBackend::find_job(const std::string& id) const {
   const auto [end, ec] = std::from_chars(id.data(), last, k);
   if (ec != std::errc{} || end != last || k < kFirstJobId) return nullptr;
   const auto i = static_cast<std::size_t>(k - kFirstJobId);
-  if (i >= by_number_.size() || by_number_[i]->id != id) return nullptr;  // "01000" is not 1000
-  return by_number_[i];
+  if (i >= jobs_.size() || jobs_[i].id != id) return nullptr;  // "01000" is not 1000
+  return const_cast<SimJob*>(&jobs_[i]);
 }
 
 void SimSlurmBackend::submit_worker(const WorkerJobSize& size, SubmitDone done) {
@@ -162,7 +177,8 @@ void SimSlurmBackend::submit_worker(const WorkerJobSize& size, SubmitDone done) 
 
 std::optional<std::string> SimSlurmBackend::submit(const WorkerJobSize& size, std::string* error) {
   // sbatch refuses a job no node of the partition could ever run.
-  const bool feasible = std::any_of(hosts_.begin(), hosts_.end(), [&](const Host& h) { return fits(h.type, size); });
+  const bool feasible = std::any_of(cfg_.nodes.begin(), cfg_.nodes.end(),
+                                    [&](const PartitionNodeType& t) { return t.count > 0 && fits(t, size); });
   if (!feasible) {
     std::string msg = "sbatch: error: Batch job submission failed: Requested node configuration is not available";
     if (error) *error = msg;
@@ -173,7 +189,7 @@ std::optional<std::string> SimSlurmBackend::submit(const WorkerJobSize& size, st
   const Duration wait = cfg_.queue_wait.sample(rng_.stream("slurm.queue_wait"));
   SimJob& job = create_job(size, wait, false);
   const std::string id = job.id;
-  queue_.push_back(id);
+  if (!partition_) queue_.push_back(&job);
   SimJob* jp = &job;  // jobs_ never erases, so the pointer stays valid
   job.pending_timer = exec_.after(wait, [this, jp] {
     SimJob& j = *jp;
@@ -190,11 +206,15 @@ std::optional<std::string> SimSlurmBackend::submit(const WorkerJobSize& size, st
 void SimSlurmBackend::schedule() {
   // FCFS: the head of the queue blocks the rest while it cannot start.
   while (!queue_.empty()) {
-    SimJob& j = job_at(queue_.front());
+    SimJob& j = *queue_.front();
+    if (j.life.state() != JobState::Pending) {  // cancelled while it waited
+      queue_.pop_front();
+      continue;
+    }
     if (!j.eligible) return;
     const int host = first_free_host(j.size);
     if (host < 0) return;
-    queue_.erase(queue_.begin());
+    queue_.pop_front();
     start(j, host);
   }
 }
@@ -204,8 +224,8 @@ void SimSlurmBackend::start(SimJob& j, int host) {
   j.started = exec_.now();
   j.host = host;
   if (!partition_) {
-    hosts_[host].job = j.id;
-    free_hosts_.erase(host);
+    set_free(host, false);
+    while (first_free_word_ < free_hosts_.size() && free_hosts_[first_free_word_] == 0) ++first_free_word_;
   }
   trace_.record(exec_.now(), "job_started", {{"job", j.id}, {"host", hosts_[host].ip}});
   // The timers hold the job itself (jobs_ never erases): a closure this
@@ -220,7 +240,7 @@ void SimSlurmBackend::start(SimJob& j, int host) {
 }
 
 NodeGpuFacts SimSlurmBackend::facts_for(const SimJob& j) const {
-  const auto& t = hosts_[j.host].type;
+  const auto& t = *hosts_[j.host].type;
   NodeGpuFacts f;
   f.gpus = j.size.gpus;
   f.nvidia_smi_present = t.nvidia_smi_present;
@@ -252,19 +272,19 @@ void SimSlurmBackend::boot_done(const std::string& id, bool warm) {
 void SimSlurmBackend::register_node(const std::string& id, const Advertisement& ad) {
   SimJob& j = job_at(id);
   j.registered = true;
-  const Host& h = hosts_[j.host];
+  const PartitionNodeType& type = *hosts_[j.host].type;
   NodeSpec spec;
-  spec.ip = h.ip;
+  spec.ip = hosts_[j.host].ip;
   spec.slurm_job_id = id;
   spec.resources = ad.resources;
   spec.resources.set(kCPU, j.size.cpus);
   if (j.size.gpus > 0) spec.resources.set(kGPU, j.size.gpus);
   spec.resources.set(kMemory, static_cast<double>(j.size.mem_per_cpu_gb) * j.size.cpus * kGiB);
   for (int g = 0; g < j.size.gpus; ++g)
-    spec.devices.push_back(GpuDevice{g, h.type.gpu_model, h.type.gpu_memory_mb, 0, 0, std::nullopt, 0});
-  spec.accelerator_type = j.size.gpus > 0 ? h.type.accelerator_type : "";
+    spec.devices.push_back(GpuDevice{g, type.gpu_model, type.gpu_memory_mb, 0, 0, std::nullopt, 0});
+  spec.accelerator_type = j.size.gpus > 0 ? type.accelerator_type : "";
   if (j.size.gpus > 0)
-    for (const auto& [name, amount] : h.type.gpu_labels) spec.resources.set(name, amount);
+    for (const auto& [name, amount] : type.gpu_labels) spec.resources.set(name, amount);
   if (listener_) listener_->node_registered(std::move(spec));
 }
 
@@ -273,10 +293,10 @@ void SimSlurmBackend::end(SimJob& j, JobState final_state, const std::string& re
   if (j.pending_timer) exec_.cancel(j.pending_timer);
   if (j.limit_timer) exec_.cancel(j.limit_timer);
   j.pending_timer = j.limit_timer = 0;
-  queue_.erase(std::remove(queue_.begin(), queue_.end(), j.id), queue_.end());
   const bool had_node = j.registered;
   j.life.move(final_state);
-  active_.erase(active_at_[static_cast<std::size_t>(std::stol(j.id) - kFirstJobId)]);
+  --active_count_;
+  if (++ended_in_active_ > active_.size() / 2) compact_active();
   j.ended = exec_.now();
   j.registered = false;
   if (partition_) {
@@ -286,8 +306,7 @@ void SimSlurmBackend::end(SimJob& j, JobState final_state, const std::string& re
       partition_->cancel(exec_.now(), std::stol(j.id));
     }
   } else if (j.host >= 0) {
-    hosts_[j.host].job.clear();
-    free_hosts_.insert(j.host);
+    set_free(j.host, true);
   }
   trace_.record(exec_.now(), "job_ended", {{"job", j.id}, {"state", name(final_state)}, {"reason", reason}});
   if (had_node && listener_) listener_->node_lost(j.id, reason);
@@ -328,23 +347,33 @@ void SimSlurmBackend::cancel_jobs(const std::vector<std::string>& ids) {
 }
 
 std::vector<std::string> SimSlurmBackend::still_listed(const std::vector<std::string>& ids) const {
-  // active_ is keyed by id, so listing order is the ids' order; a job is
-  // listed while it is not terminal.
+  // The listing is in id order; a job is listed while it is not terminal.
   std::vector<std::string> out;
   for (const auto& id : ids) {
     const SimJob* j = find_job(id);
     if (j && !is_terminal(j->life.state())) out.push_back(id);
   }
-  std::sort(out.begin(), out.end());
+  // Numeric order, as list_jobs (the ids found have no leading zeros).
+  std::sort(out.begin(), out.end(), [](const std::string& x, const std::string& y) {
+    return x.size() != y.size() ? x.size() < y.size() : x < y;
+  });
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
 std::vector<JobInfo> SimSlurmBackend::list_jobs() const {
   std::vector<JobInfo> out;
-  out.reserve(active_.size());
-  for (const auto& [id, j] : active_) out.push_back(JobInfo{id, "ray_worker", j->life.state()});
+  out.reserve(active_count_);
+  for (std::size_t i : active_) {
+    const SimJob& j = jobs_[i];
+    if (!is_terminal(j.life.state())) out.push_back(JobInfo{j.id, "ray_worker", j.life.state()});
+  }
   return out;
+}
+
+void SimSlurmBackend::compact_active() {
+  std::erase_if(active_, [this](std::size_t i) { return is_terminal(jobs_[i].life.state()); });
+  ended_in_active_ = 0;
 }
 
 void SimSlurmBackend::stop_node(const std::string& id) {

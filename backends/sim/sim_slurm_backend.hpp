@@ -4,10 +4,10 @@
 // the node's GPU facts, and register with the head. Jobs end CANCELLED
 // (scancel), COMPLETED (the node was stopped) or TIMEOUT (time limit).
 // Every transition is traced; every latency is a seeded draw.
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -108,7 +108,7 @@ class SimSlurmBackend final : public ClusterBackend {
   void submit_worker(const WorkerJobSize& size, SubmitDone done) override;
   void cancel_jobs(const std::vector<std::string>& job_ids) override;
   std::vector<JobInfo> list_jobs() const override;
-  std::size_t job_count() const override { return active_.size(); }
+  std::size_t job_count() const override { return active_count_; }
   std::vector<std::string> still_listed(const std::vector<std::string>& job_ids) const override;
   void stop_node(const std::string& job_id) override;
   void call_replica(const std::string& job_id, const std::string& replica, const Json& payload,
@@ -121,12 +121,13 @@ class SimSlurmBackend final : public ClusterBackend {
   }
   // The partition node a job ran on (nullptr: never started).
   const PartitionNodeType* host_type(const SimJob& job) const {
-    return job.host >= 0 ? &hosts_[static_cast<std::size_t>(job.host)].type : nullptr;
+    return job.host >= 0 ? hosts_[static_cast<std::size_t>(job.host)].type : nullptr;
   }
 
   // Starts a job already running and registered at t=0 (a warm cluster).
   std::string start_warm_worker(const WorkerJobSize& size);
-  const std::map<std::string, SimJob>& jobs() const { return jobs_; }
+  // Every job this backend created, in creation order (ascending ids).
+  const std::deque<SimJob>& jobs() const { return jobs_; }
   const SimSlurmConfig& config() const { return cfg_; }
   // Whether a node of this type can run a job of this size at all.
   static bool fits(const PartitionNodeType& t, const WorkerJobSize& size);
@@ -136,9 +137,8 @@ class SimSlurmBackend final : public ClusterBackend {
 
  private:
   struct Host {
-    PartitionNodeType type;
+    const PartitionNodeType* type;  // into cfg_.nodes, which never changes
     std::string ip;
-    std::string job;  // running job id, empty when free
   };
   std::optional<std::string> submit(const WorkerJobSize& size, std::string* error);
   void schedule();
@@ -161,23 +161,34 @@ class SimSlurmBackend final : public ClusterBackend {
   SimSlurmConfig cfg_;
   std::shared_ptr<const AdvertisementPolicy> advertisement_;
   std::vector<Host> hosts_;
-  std::set<int> free_hosts_;  // hosts without a job, by index
-  std::map<std::string, SimJob> jobs_;
-  // jobs_ in creation order: the ids this backend hands out are numbers from
-  // kFirstJobId up, so a lookup is an index, not a walk of a table keyed by
+  // Hosts without a job: bit h of word h / 64. A start or an end flips one
+  // bit, and the search for the lowest free host starts at the first word
+  // that may hold one, so neither walks a tree as big as the partition.
+  std::vector<std::uint64_t> free_hosts_;
+  std::size_t first_free_word_ = 0;  // no free host below this word
+  void set_free(int host, bool free);
+  // The ids this backend hands out are numbers from kFirstJobId up, and
+  // jobs_ holds them in that order (a deque: never erased, so a job's
+  // address is stable): a lookup is an index, not a walk of a table keyed by
   // string whose misses grow with the job count.
   static constexpr long kFirstJobId = 1000;
-  std::vector<SimJob*> by_number_;
+  std::deque<SimJob> jobs_;
   SimJob* find_job(const std::string& id) const;
   SimJob& job_at(const std::string& id) const {
     SimJob* j = find_job(id);
     if (!j) throw std::out_of_range("no job " + id);
     return *j;
   }
-  using ActiveJobs = std::map<std::string, const SimJob*>;
-  ActiveJobs active_;  // not yet terminal, in jobs_ order (squeue's)
-  std::vector<ActiveJobs::iterator> active_at_;  // by job number, as by_number_: erased without a search
-  std::vector<std::string> queue_;  // pending job ids, submit order
+  // The jobs not yet terminal, in creation order (squeue's listing): the
+  // numbers of jobs_ entries, with jobs that ended since the last compaction
+  // skipped when read, so an end costs O(1) amortised.
+  std::vector<std::size_t> active_;
+  std::size_t active_count_ = 0;
+  std::size_t ended_in_active_ = 0;
+  void compact_active();
+  // The exclusive partition's queue, in submit order: jobs that ended while
+  // pending leave it when they reach its head, so an end costs O(1).
+  std::deque<SimJob*> queue_;
   long next_id_ = kFirstJobId;
   std::unique_ptr<NodeScheduler> partition_;  // Fcfs, Easy
   std::size_t next_background_ = 0;          // cfg_.background index

@@ -94,7 +94,7 @@ struct Sim {
   }
   const SimJob& only_job() const {
     EXPECT_EQ(backend->jobs().size(), 1u);
-    return backend->jobs().begin()->second;
+    return backend->jobs().front();
   }
   void at(Duration t, std::function<void()> fn) { loop.at(t, std::move(fn)); }
 };

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -490,5 +491,40 @@ TEST_F(ClusterStateTest, BlockedShapeRetriesOnlyWhenCapacityGrows) {
   EXPECT_EQ(cs.pending_count(), 0u);
   (void)n;
 }
+}  // namespace
+}  // namespace vramsim
+
+namespace vramsim {
+namespace {
+
+// The fit tree against a scan, through random updates that raise, lower and
+// repeat keys (a set that leaves an ancestor's maxima unchanged stops there).
+TEST(FitIndex, FindAgreesWithAScanThroughRandomUpdates) {
+  std::mt19937 gen(7);
+  constexpr std::size_t kLeaves = 300;
+  std::vector<FitIndex::Key> keys(kLeaves);
+  FitIndex index;
+  auto random_key = [&] {
+    FitIndex::Key k;
+    for (auto& v : k) v = static_cast<Amount>(gen() % 4);
+    return k;
+  };
+  for (std::size_t i = 0; i < kLeaves; ++i) index.set(i, keys[i] = random_key());
+  for (int step = 0; step < 4000; ++step) {
+    const std::size_t i = gen() % kLeaves;
+    keys[i] = step % 3 == 0 ? keys[i] : random_key();
+    index.set(i, keys[i]);
+    const FitIndex::Key needs = random_key();
+    const std::size_t from = gen() % (kLeaves + 10);
+    long expected = -1;
+    for (std::size_t j = from; j < kLeaves && expected < 0; ++j) {
+      bool fits = true;
+      for (int d = 0; d < FitIndex::kDims; ++d) fits = fits && keys[j][static_cast<std::size_t>(d)] >= needs[static_cast<std::size_t>(d)];
+      if (fits) expected = static_cast<long>(j);
+    }
+    ASSERT_EQ(index.find(from, needs), expected) << "step " << step;
+  }
+}
+
 }  // namespace
 }  // namespace vramsim
