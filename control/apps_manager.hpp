@@ -5,7 +5,8 @@
 // request and asking the admission model; admitted apps get their replicas as
 // actor demands, which it places, starts (runtime env, init) and tracks
 // through the replica lifecycle, resubmitting those of a lost node. Stops and
-// deletes withdraw them. Calls to an app go through the Router.
+// deletes withdraw them. Calls to an app go through the Router. The replica
+// side is in apps_manager_replicas.cpp.
 //
 // Cost: a deploy is O(replicas); placing is the scheduler's pass; a lost
 // node's replicas O(their count). Nothing here walks every node but the GPU

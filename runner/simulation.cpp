@@ -96,6 +96,58 @@ void add_head_node(ClusterState& cluster, TraceRecorder& trace, const Scenario& 
   trace.record(0, "node_registered", {{"node", id}, {"job", ""}, {"ip", sc.head.ip}, {"resources", resources}});
 }
 
+namespace {
+
+// The jobs' figures in the summary: GPU-hours by model, how the jobs ended,
+// and what ran on past the shutdown.
+void add_job_metrics(const SimSlurmBackend& backend, PartitionScheduling scheduling, SimTime end,
+                     std::optional<SimTime> shutdown_at, RunMetrics& m) {
+  const bool exclusive = scheduling == PartitionScheduling::Exclusive;
+  double gpu_hours = 0;
+  for (const SimJob& j : backend.jobs()) {
+    // A job holds its GPUs from its start; in the exclusive partition it
+    // holds every GPU of its node.
+    if (const PartitionNodeType* t = backend.host_type(j); t && j.started && t->gpus > 0) {
+      const double gpus = exclusive ? t->gpus : j.size.gpus;
+      const double h = gpus * to_seconds(j.ended.value_or(end) - *j.started) / 3600;
+      if (h > 0) m.gpu_hours_by_model[t->gpu_name] += h;
+      gpu_hours += h;
+    }
+    if (j.life.state() == JobState::Cancelled) ++m.jobs_cancelled;
+    if (j.life.state() == JobState::Timeout) ++m.jobs_timeout;
+    if (!j.started) ++m.jobs_never_started;
+    if (!shutdown_at && !is_terminal(j.life.state())) ++m.jobs_left;
+    if (shutdown_at && j.started) {
+      const SimTime from = std::max(*j.started, *shutdown_at);
+      const SimTime to = j.ended.value_or(end);
+      if (to > from) m.orphaned_job_seconds += to_seconds(to - from);
+    }
+  }
+  // The exclusive partition bills whole nodes (the job events carry only
+  // what the job asked for).
+  if (exclusive) m.gpu_hours_allocated = gpu_hours;
+}
+
+// The background load's figures: its jobs and the share of the partition it held.
+void add_background_metrics(const Scenario& sc, const SimSlurmBackend& backend, SimTime end, RunMetrics& m) {
+  const BackgroundStats b = backend.background_stats(end);
+  m.background_jobs = b.jobs;
+  m.background_skipped = sc.background_skipped;
+  m.background_started = b.started;
+  m.background_never_started = b.jobs > b.started ? b.jobs - b.started : 0;
+  m.background_wait_mean_s = b.started ? b.wait_s / static_cast<double>(b.started) : 0;
+  m.background_skipped_gpus = sc.background_skipped_gpus;
+  double cores = 0, gpus = 0;
+  for (const auto& t : sc.slurm.nodes) {
+    cores += static_cast<double>(t.cpus) * t.count;
+    gpus += static_cast<double>(t.gpus) * t.count;
+  }
+  m.background_core_share = end > 0 && cores > 0 ? b.busy_cpu_s / (cores * to_seconds(end)) : 0;
+  m.background_gpu_share = end > 0 && gpus > 0 ? b.held_gpu_s / (gpus * to_seconds(end)) : 0;
+}
+
+}  // namespace
+
 RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   const std::uint64_t seed = opt.seed.value_or(sc.seed);
   PolicySet policies = parse_policy_spec(opt.policies.value_or(sc.policies));
@@ -138,47 +190,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   w.loop.run(sc.horizon);
   const SimTime end = w.loop.now();
   driver.finish(end, w.loop.events_run(), Json::object(), [&](RunMetrics& m) {
-    const auto shutdown_at = w.control.shutdown_done_at();
-    const bool exclusive = sc.slurm.scheduling == PartitionScheduling::Exclusive;
-    double gpu_hours = 0;
-    for (const SimJob& j : w.backend.jobs()) {
-      // A job holds its GPUs from its start; in the exclusive partition it
-      // holds every GPU of its node.
-      if (const PartitionNodeType* t = w.backend.host_type(j); t && j.started && t->gpus > 0) {
-        const double gpus = exclusive ? t->gpus : j.size.gpus;
-        const double h = gpus * to_seconds(j.ended.value_or(end) - *j.started) / 3600;
-        if (h > 0) m.gpu_hours_by_model[t->gpu_name] += h;
-        gpu_hours += h;
-      }
-      if (j.life.state() == JobState::Cancelled) ++m.jobs_cancelled;
-      if (j.life.state() == JobState::Timeout) ++m.jobs_timeout;
-      if (!j.started) ++m.jobs_never_started;
-      if (!shutdown_at && !is_terminal(j.life.state())) ++m.jobs_left;
-      if (shutdown_at && j.started) {
-        const SimTime from = std::max(*j.started, *shutdown_at);
-        const SimTime to = j.ended.value_or(end);
-        if (to > from) m.orphaned_job_seconds += to_seconds(to - from);
-      }
-    }
-    // The exclusive partition bills whole nodes (the job events carry only
-    // what the job asked for).
-    if (exclusive) m.gpu_hours_allocated = gpu_hours;
-    if (!sc.slurm.background.empty()) {
-      const BackgroundStats b = w.backend.background_stats(end);
-      m.background_jobs = b.jobs;
-      m.background_skipped = sc.background_skipped;
-      m.background_started = b.started;
-      m.background_never_started = b.jobs > b.started ? b.jobs - b.started : 0;
-      m.background_wait_mean_s = b.started ? b.wait_s / static_cast<double>(b.started) : 0;
-      m.background_skipped_gpus = sc.background_skipped_gpus;
-      double cores = 0, gpus = 0;
-      for (const auto& t : sc.slurm.nodes) {
-        cores += static_cast<double>(t.cpus) * t.count;
-        gpus += static_cast<double>(t.gpus) * t.count;
-      }
-      m.background_core_share = end > 0 && cores > 0 ? b.busy_cpu_s / (cores * to_seconds(end)) : 0;
-      m.background_gpu_share = end > 0 && gpus > 0 ? b.held_gpu_s / (gpus * to_seconds(end)) : 0;
-    }
+    add_job_metrics(w.backend, sc.slurm.scheduling, end, w.control.shutdown_done_at(), m);
+    if (!sc.slurm.background.empty()) add_background_metrics(sc, w.backend, end, m);
   });
   if (opt.critical_path) {
     std::vector<std::string> ids;
