@@ -3,8 +3,9 @@
 // warm cluster to the end of a 15 min horizon, by which every worker has
 // been stopped and its job cancelled. The workers monitor's per-event cost
 // should not grow with N: targets N=1e4 <= 1 s, N=1e5 <= 12 s, and at most
-// 11x for ten times the nodes (tools/bench-scaledown runs the same case as a
-// scenario through `vramsim run`).
+// 11x for ten times the nodes. `tools/bench-scaledown --control-plane` runs
+// each size in a process of its own and prints the growth; without the
+// flag it runs the same case as a scenario through `vramsim run`.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
