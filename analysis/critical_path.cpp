@@ -33,19 +33,10 @@ std::string describe(const TraceEvent& e) {
   return k;
 }
 
-CriticalPath walk_back(const std::vector<TraceEvent>& events, const Graph& g, std::size_t end_index,
-                       const std::string& app);
-
-}  // namespace
-
-std::optional<CriticalPath> critical_path(const std::vector<TraceEvent>& events, const std::string& app) {
-  return critical_paths(events, {app}).front();
-}
-
-std::vector<std::optional<CriticalPath>> critical_paths(const std::vector<TraceEvent>& events,
-                                                        const std::vector<std::string>& apps) {
-  // Vertices are trace events (by index); only the kinds that can lie on a
-  // deploy's path are linked. The graph is the same for every app.
+// Vertices are trace events (by index); only the kinds that can lie on a
+// deploy's path are linked, each edge labelled with what the effect waited
+// for. The graph is the same for every app.
+Graph causal_graph(const std::vector<TraceEvent>& events) {
   Graph g(events.size());
   auto link = [&](std::size_t cause, std::size_t effect, const std::string& waited) {
     boost::add_edge(cause, effect, EdgeLabel{waited}, g);
@@ -112,7 +103,21 @@ std::vector<std::optional<CriticalPath>> critical_paths(const std::vector<TraceE
       for (std::size_t r : running[a]) link(r, i, "all replicas running");
     }
   }
+  return g;
+}
 
+CriticalPath walk_back(const std::vector<TraceEvent>& events, const Graph& g, std::size_t end_index,
+                       const std::string& app);
+
+}  // namespace
+
+std::optional<CriticalPath> critical_path(const std::vector<TraceEvent>& events, const std::string& app) {
+  return critical_paths(events, {app}).front();
+}
+
+std::vector<std::optional<CriticalPath>> critical_paths(const std::vector<TraceEvent>& events,
+                                                        const std::vector<std::string>& apps) {
+  const Graph g = causal_graph(events);
   // A path ends at the app's first RUNNING.
   std::map<std::string, std::size_t> first_running;
   for (std::size_t i = 0; i < events.size(); ++i)

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <ostream>
+#include <sstream>
 
 #include "analysis/report.hpp"
 #include "analysis/report_plot.hpp"
@@ -73,6 +74,66 @@ namespace {
 
 std::string pct(double share) { return fixed(share * 100, 1) + "%"; }
 
+// The table's row for one series: its arrivals, its end, its first
+// shortfall, and its unallocated and fragmented GPUs at 90% and at the end.
+std::string frag_row(const FragSeries& s, const std::string& label) {
+  auto gpus_at = [&](double share, bool frag) {
+    const auto p = frag_at(s, share);
+    if (!p || s.points.empty() || s.points.back().arrived_share < share) return std::string("-");
+    const double v = frag ? p->fragmented : p->unallocated;
+    return figure(v) + " (" + pct(p->gpus > 0 ? v / p->gpus : 0) + ")";
+  };
+  const auto shortfall = frag_first_shortfall(s);
+  std::ostringstream md;
+  md << "| " << label << " | " << s.points.size() << " | "
+     << (s.points.empty() ? std::string("-") : pct(s.points.back().arrived_share)) << " | "
+     << (shortfall ? pct(*shortfall) : std::string("none")) << " | " << gpus_at(0.9, false) << " | "
+     << gpus_at(0.9, true) << " | "
+     << (s.points.empty() ? std::string("-") : gpus_at(s.points.back().arrived_share, false)) << " | "
+     << (s.points.empty() ? std::string("-") : gpus_at(s.points.back().arrived_share, true)) << " |\n";
+  return md.str();
+}
+
+// The three plots: unallocated GPUs, its last 20 points magnified, and
+// fragmented GPUs, against the arrived share (x up to top_x).
+void frag_plots(const std::vector<FragSeries>& series, const std::string& unalloc_plot, const std::string& frag_plot,
+                double top_x, double top_frag, ReportFiles& out) {
+  const std::string xr = "set xrange [0:" + fixed(top_x * 100, 1) + "]\n";
+  const std::string common = "set xlabel \"arrived workload (% of the cluster's GPUs)\"\n" + xr +
+                             "set key tmargin center horizontal\nset grid\n";
+  // The ideal: every arrived GPU allocated until the cluster is full.
+  out.files.emplace_back("frag-unallocated.gp",
+                         plot_script("frag-unallocated", "set title \"Unallocated GPUs against the arrived workload\"\n" +
+                                                             common + "set ylabel \"unallocated GPUs (% of the GPUs)\"\n" +
+                                                             "set yrange [0:105]\nplot " + unalloc_plot +
+                                                             ", (x < 100 ? 100 - x : 0) with lines dt 2 lc rgb "
+                                                             "\"gray\" title \"every arrival placed\"\n"));
+  out.scripts.push_back("frag-unallocated");
+  // The tail, magnified as the paper does: the last 20 points of arrived
+  // share, where the policies part.
+  const double lo = std::max(0.0, top_x * 100 - 20);
+  double top_tail = 0;
+  for (const auto& s : series)
+    for (const auto& p : s.points)
+      if (p.arrived_share * 100 >= lo - 1e-9 && p.gpus > 0) top_tail = std::max(top_tail, p.unallocated / p.gpus * 100);
+  out.files.emplace_back(
+      "frag-unallocated-tail.gp",
+      plot_script("frag-unallocated-tail",
+                  "set title \"Unallocated GPUs against the arrived workload (the last 20 points)\"\n" +
+                      std::string("set xlabel \"arrived workload (% of the cluster's GPUs)\"\nset xrange [") +
+                      fixed(lo, 1) + ":" + fixed(top_x * 100, 1) + "]\nset key tmargin center horizontal\nset grid\n" +
+                      "set ylabel \"unallocated GPUs (% of the GPUs)\"\n" + yrange_line(y_range(0, top_tail)) +
+                      "plot " + unalloc_plot + ", (x < 100 ? 100 - x : 0) with lines dt 2 lc rgb \"gray\" title " +
+                      "\"every arrival placed\"\n"));
+  out.scripts.push_back("frag-unallocated-tail");
+  out.files.emplace_back("frag-fragmented.gp",
+                         plot_script("frag-fragmented", "set title \"Fragmented GPUs against the arrived workload\"\n" +
+                                                            common + "set ylabel \"fragmented GPUs (% of the GPUs)\"\n" +
+                                                            yrange_line(y_range(0, top_frag * 100)) + "plot " +
+                                                            frag_plot + "\n"));
+  out.scripts.push_back("frag-fragmented");
+}
+
 }  // namespace
 
 void frag_section(const std::vector<FragSeries>& series, ReportFiles& out, std::ostream& md) {
@@ -108,55 +169,10 @@ void frag_section(const std::vector<FragSeries>& series, ReportFiles& out, std::
                     gp_quote(labels[k]);
     frag_plot += sep + gp_quote(dat) + " using 1:3 with lines lw 2 " + series_style(k) + " title " +
                  gp_quote(labels[k]);
-    auto gpus_at = [&](double share, bool frag) {
-      const auto p = frag_at(s, share);
-      if (!p || s.points.empty() || s.points.back().arrived_share < share) return std::string("-");
-      const double v = frag ? p->fragmented : p->unallocated;
-      return figure(v) + " (" + pct(p->gpus > 0 ? v / p->gpus : 0) + ")";
-    };
-    const auto shortfall = frag_first_shortfall(s);
-    md << "| " << labels[k] << " | " << s.points.size() << " | "
-       << (s.points.empty() ? std::string("-") : pct(s.points.back().arrived_share)) << " | "
-       << (shortfall ? pct(*shortfall) : std::string("none")) << " | " << gpus_at(0.9, false) << " | "
-       << gpus_at(0.9, true) << " | "
-       << (s.points.empty() ? std::string("-") : gpus_at(s.points.back().arrived_share, false)) << " | "
-       << (s.points.empty() ? std::string("-") : gpus_at(s.points.back().arrived_share, true)) << " |\n";
+    md << frag_row(s, labels[k]);
   }
   md << "\n";
-  const std::string xr = "set xrange [0:" + fixed(top_x * 100, 1) + "]\n";
-  const std::string common = "set xlabel \"arrived workload (% of the cluster's GPUs)\"\n" + xr +
-                             "set key tmargin center horizontal\nset grid\n";
-  // The ideal: every arrived GPU allocated until the cluster is full.
-  out.files.emplace_back("frag-unallocated.gp",
-                         plot_script("frag-unallocated", "set title \"Unallocated GPUs against the arrived workload\"\n" +
-                                                             common + "set ylabel \"unallocated GPUs (% of the GPUs)\"\n" +
-                                                             "set yrange [0:105]\nplot " + unalloc_plot +
-                                                             ", (x < 100 ? 100 - x : 0) with lines dt 2 lc rgb "
-                                                             "\"gray\" title \"every arrival placed\"\n"));
-  out.scripts.push_back("frag-unallocated");
-  // The tail, magnified as the paper does: the last 20 points of arrived
-  // share, where the policies part.
-  const double lo = std::max(0.0, top_x * 100 - 20);
-  double top_tail = 0;
-  for (const auto& s : series)
-    for (const auto& p : s.points)
-      if (p.arrived_share * 100 >= lo - 1e-9 && p.gpus > 0) top_tail = std::max(top_tail, p.unallocated / p.gpus * 100);
-  out.files.emplace_back(
-      "frag-unallocated-tail.gp",
-      plot_script("frag-unallocated-tail",
-                  "set title \"Unallocated GPUs against the arrived workload (the last 20 points)\"\n" +
-                      std::string("set xlabel \"arrived workload (% of the cluster's GPUs)\"\nset xrange [") +
-                      fixed(lo, 1) + ":" + fixed(top_x * 100, 1) + "]\nset key tmargin center horizontal\nset grid\n" +
-                      "set ylabel \"unallocated GPUs (% of the GPUs)\"\n" + yrange_line(y_range(0, top_tail)) +
-                      "plot " + unalloc_plot + ", (x < 100 ? 100 - x : 0) with lines dt 2 lc rgb \"gray\" title " +
-                      "\"every arrival placed\"\n"));
-  out.scripts.push_back("frag-unallocated-tail");
-  out.files.emplace_back("frag-fragmented.gp",
-                         plot_script("frag-fragmented", "set title \"Fragmented GPUs against the arrived workload\"\n" +
-                                                            common + "set ylabel \"fragmented GPUs (% of the GPUs)\"\n" +
-                                                            yrange_line(y_range(0, top_frag * 100)) + "plot " +
-                                                            frag_plot + "\n"));
-  out.scripts.push_back("frag-fragmented");
+  frag_plots(series, unalloc_plot, frag_plot, top_x, top_frag, out);
   md << "![unallocated](frag-unallocated.svg)\n\n![unallocated, the tail](frag-unallocated-tail.svg)\n\n"
      << "![fragmented](frag-fragmented.svg)\n\n";
 }

@@ -83,6 +83,72 @@ struct Rollup {
   }
 };
 
+// One node's entry in the status, its figures added to the rollup.
+Json node_entry(const ClusterState& cluster, const Node& n, SimTime now, const StatusOptions& opts, Rollup& r) {
+  const ResourceSet& total = n.total();
+  auto used = [&](const std::string& k) {
+    return total.get_amount(k) - n.available.get_amount(k);
+  };
+  const Amount cpu_t = total.get_amount(kCPU), cpu_u = used(kCPU);
+  const Amount gpu_t = total.get_amount(kGPU), gpu_u = used(kGPU);
+  // A node without VRAM_MB reports 0/0: nothing is booked through it.
+  const std::int64_t vram_t = whole(total.get_amount(kVramMB)), vram_u = whole(used(kVramMB));
+  const std::int64_t mem_t = whole(total.get_amount(kMemory)), mem_u = whole(used(kMemory));
+  const auto gmem_t = gpu_memory_total(n);
+  const auto gmem_u = gpu_memory_used(cluster, n, now, opts.observed_max_age);
+  const std::string device = !n.spec.accelerator_type.empty() ? n.spec.accelerator_type
+                             : n.devices().empty()           ? std::string()
+                                                             : n.devices().front().model;
+
+  Json e = Json::object();
+  e["node_ip"] = n.spec.ip;
+  e["head"] = n.spec.head;
+  e["total_cpu"] = to_double(cpu_t);
+  e["used_cpu"] = to_double(cpu_u);
+  e["total_gpu"] = to_double(gpu_t);
+  e["used_gpu"] = to_double(gpu_u);
+  e["total_vram_mb"] = vram_t;
+  e["used_vram_mb"] = vram_u;
+  e["total_gpu_memory"] = optional_bytes(gmem_t);
+  e["used_gpu_memory"] = optional_bytes(gmem_u);
+  e["total_memory"] = mem_t;
+  e["used_memory"] = mem_u;
+  // proxy_actor.py:589-591: "NA" on a node without GPUs, None (null) on a
+  // GPU node without an accelerator_type resource.
+  e["accelerator_type"] = gpu_t == 0 ? Json(kNA)
+                          : n.spec.accelerator_type.empty() ? Json(nullptr)
+                                                             : Json(n.spec.accelerator_type);
+  e["gpu_device_name"] = device;
+  e["slurm_job_id"] = n.spec.slurm_job_id;
+
+  r.total_cpu += cpu_t;
+  r.used_cpu += cpu_u;
+  r.total_gpu += gpu_t;
+  r.used_gpu += gpu_u;
+  r.total_vram_mb += vram_t;
+  r.used_vram_mb += vram_u;
+  Rollup::add(r.total_gpu_memory, gmem_t);
+  Rollup::add(r.used_gpu_memory, gmem_u);
+  r.total_memory += mem_t;
+  r.used_memory += mem_u;
+  return e;
+}
+
+// The pending demand by kind, as SLURM mode's status lists it.
+Json pending_resources(const ClusterState& cluster) {
+  Json pending = Json::object();
+  std::size_t count = 0;
+  for (DemandKind k : {DemandKind::Actor, DemandKind::Job, DemandKind::Task}) {
+    Json list = Json::array();
+    for (const Demand* d : cluster.pending(k))
+      list.push_back(Json{{"required_resources", d->request.to_json()}});
+    count += list.size();
+    pending[name(k)] = std::move(list);
+  }
+  pending["total"] = count;
+  return pending;
+}
+
 }  // namespace
 
 Json get_cluster_state(const ClusterState& cluster, SimTime now, const StatusOptions& opts) {
@@ -90,53 +156,7 @@ Json get_cluster_state(const ClusterState& cluster, SimTime now, const StatusOpt
   Rollup r;
   for (const Node* n : cluster.alive_nodes()) {
     if (opts.exclude_head_node && n->spec.head) continue;
-    const ResourceSet& total = n->total();
-    auto used = [&](const std::string& k) {
-      return total.get_amount(k) - n->available.get_amount(k);
-    };
-    const Amount cpu_t = total.get_amount(kCPU), cpu_u = used(kCPU);
-    const Amount gpu_t = total.get_amount(kGPU), gpu_u = used(kGPU);
-    // A node without VRAM_MB reports 0/0: nothing is booked through it.
-    const std::int64_t vram_t = whole(total.get_amount(kVramMB)), vram_u = whole(used(kVramMB));
-    const std::int64_t mem_t = whole(total.get_amount(kMemory)), mem_u = whole(used(kMemory));
-    const auto gmem_t = gpu_memory_total(*n);
-    const auto gmem_u = gpu_memory_used(cluster, *n, now, opts.observed_max_age);
-    const std::string device = !n->spec.accelerator_type.empty() ? n->spec.accelerator_type
-                               : n->devices().empty()            ? std::string()
-                                                                 : n->devices().front().model;
-
-    Json e = Json::object();
-    e["node_ip"] = n->spec.ip;
-    e["head"] = n->spec.head;
-    e["total_cpu"] = to_double(cpu_t);
-    e["used_cpu"] = to_double(cpu_u);
-    e["total_gpu"] = to_double(gpu_t);
-    e["used_gpu"] = to_double(gpu_u);
-    e["total_vram_mb"] = vram_t;
-    e["used_vram_mb"] = vram_u;
-    e["total_gpu_memory"] = optional_bytes(gmem_t);
-    e["used_gpu_memory"] = optional_bytes(gmem_u);
-    e["total_memory"] = mem_t;
-    e["used_memory"] = mem_u;
-    // proxy_actor.py:589-591: "NA" on a node without GPUs, None (null) on a
-    // GPU node without an accelerator_type resource.
-    e["accelerator_type"] = gpu_t == 0 ? Json(kNA)
-                            : n->spec.accelerator_type.empty() ? Json(nullptr)
-                                                               : Json(n->spec.accelerator_type);
-    e["gpu_device_name"] = device;
-    e["slurm_job_id"] = n->spec.slurm_job_id;
-    nodes[n->id] = std::move(e);
-
-    r.total_cpu += cpu_t;
-    r.used_cpu += cpu_u;
-    r.total_gpu += gpu_t;
-    r.used_gpu += gpu_u;
-    r.total_vram_mb += vram_t;
-    r.used_vram_mb += vram_u;
-    Rollup::add(r.total_gpu_memory, gmem_t);
-    Rollup::add(r.used_gpu_memory, gmem_u);
-    r.total_memory += mem_t;
-    r.used_memory += mem_u;
+    nodes[n->id] = node_entry(cluster, *n, now, opts, r);
   }
 
   Json c = Json::object();
@@ -150,19 +170,7 @@ Json get_cluster_state(const ClusterState& cluster, SimTime now, const StatusOpt
   c["used_gpu_memory"] = r.used_gpu_memory;
   c["total_memory"] = r.total_memory;
   c["used_memory"] = r.used_memory;
-  if (opts.slurm_mode) {
-    Json pending = Json::object();
-    std::size_t count = 0;
-    for (DemandKind k : {DemandKind::Actor, DemandKind::Job, DemandKind::Task}) {
-      Json list = Json::array();
-      for (const Demand* d : cluster.pending(k))
-        list.push_back(Json{{"required_resources", d->request.to_json()}});
-      count += list.size();
-      pending[name(k)] = std::move(list);
-    }
-    pending["total"] = count;
-    c["pending_resources"] = std::move(pending);
-  }
+  if (opts.slurm_mode) c["pending_resources"] = pending_resources(cluster);
 
   Json state = Json::object();
   state["nodes"] = std::move(nodes);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -74,6 +75,65 @@ std::optional<double> cell_number(const std::string& s) {
   return v;
 }
 
+// One round's job array script: task I runs `vramsim sweep` on
+// configuration I and its seed batch into the part file files[I] (an old one
+// removed first).
+std::string plan_array_script(const PlanSpec& spec, const std::vector<PlanTask>& tasks, const std::string& exe,
+                              const std::string& scenario, const std::string& stem, unsigned cpus,
+                              std::vector<std::string>& files) {
+  namespace fs = std::filesystem;
+  std::string script = "#!/bin/sh\n#SBATCH --job-name=vramsim-plan\n#SBATCH --array=0-" +
+                       std::to_string(tasks.size() - 1) + "\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=" +
+                       std::to_string(cpus) + "\n#SBATCH --output=" + stem + "-task-%a.log\n" +
+                       "case \"$SLURM_ARRAY_TASK_ID\" in\n";
+  for (std::size_t t = 0; t < tasks.size(); ++t) {
+    const auto vi = spec.grid.values_of(tasks[t].combination);
+    std::string cmd = "exec " + shell_quote(exe) + " sweep " + shell_quote(scenario);
+    for (std::size_t p = 0; p < spec.grid.params.size(); ++p)
+      cmd += " --set " + shell_quote(spec.grid.params[p].path + "=" + spec.grid.params[p].spelled[vi[p]]);
+    std::string seeds;
+    for (auto s : tasks[t].seeds) seeds += (seeds.empty() ? "" : ",") + std::to_string(s);
+    files.push_back(stem + "-task-" + std::to_string(t) + ".csv");
+    std::error_code gone;
+    fs::remove(files.back(), gone);
+    cmd += " --seeds " + seeds + " -j " + std::to_string(cpus) + " -o " + shell_quote(files.back());
+    script += "  " + std::to_string(t) + ") " + cmd + " ;;\n";
+  }
+  script += "esac\nexit 2\n";
+  return script;
+}
+
+// One task's part file: a row per seed, the plan's metrics in `names` order.
+// `fail` says what is wrong and throws.
+std::vector<std::vector<std::optional<double>>> read_plan_part(const std::string& file,
+                                                               const std::vector<std::string>& names, std::size_t rows,
+                                                               const std::function<void(const std::string&)>& fail) {
+  bool ok = false;
+  const std::string text = std::filesystem::is_regular_file(file) ? read_whole_file(file, ok) : std::string();
+  if (!ok) fail("left no part file " + file);
+  std::istringstream in(text);
+  std::vector<std::string> header, cells;
+  std::size_t line = 0;
+  if (!read_csv_record(in, header, line, file)) fail(file + ": empty");
+  std::vector<std::size_t> at;
+  for (const auto& n : names) {
+    const auto it = std::find(header.begin(), header.end(), n);
+    if (it == header.end()) fail(file + ": no column " + n + " (a vramsim of another version?)");
+    at.push_back(static_cast<std::size_t>(it - header.begin()));
+  }
+  std::vector<std::vector<std::optional<double>>> out;
+  while (read_csv_record(in, cells, line, file)) {
+    if (cells.size() != header.size())
+      fail(file + ": line " + std::to_string(line) + ": expected " + std::to_string(header.size()) + " fields");
+    std::vector<std::optional<double>> v;
+    for (std::size_t k : at) v.push_back(cell_number(cells[k]));
+    out.push_back(std::move(v));
+  }
+  if (out.size() != rows)
+    fail(file + ": expected " + std::to_string(rows) + " row(s), got " + std::to_string(out.size()));
+  return out;
+}
+
 // Each round of the search as one job array: task I runs `vramsim sweep` on
 // one configuration and its seed batch into round-R-task-I.csv.
 PlanEvaluator slurm_plan_evaluator(const PlanCommand& c, const PlanSpec& spec, const InterruptFlag& interrupt) {
@@ -94,25 +154,8 @@ PlanEvaluator slurm_plan_evaluator(const PlanCommand& c, const PlanSpec& spec, c
     const std::size_t r = (*round)++;
     const std::string stem = parts + "/round-" + std::to_string(r);
     const unsigned cpus = std::max(1u, c.jobs);
-    std::string script = "#!/bin/sh\n#SBATCH --job-name=vramsim-plan\n#SBATCH --array=0-" +
-                         std::to_string(tasks.size() - 1) + "\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=" +
-                         std::to_string(cpus) + "\n#SBATCH --output=" + stem + "-task-%a.log\n" +
-                         "case \"$SLURM_ARRAY_TASK_ID\" in\n";
     std::vector<std::string> files;
-    for (std::size_t t = 0; t < tasks.size(); ++t) {
-      const auto vi = spec.grid.values_of(tasks[t].combination);
-      std::string cmd = "exec " + shell_quote(exe) + " sweep " + shell_quote(scenario);
-      for (std::size_t p = 0; p < spec.grid.params.size(); ++p)
-        cmd += " --set " + shell_quote(spec.grid.params[p].path + "=" + spec.grid.params[p].spelled[vi[p]]);
-      std::string seeds;
-      for (auto s : tasks[t].seeds) seeds += (seeds.empty() ? "" : ",") + std::to_string(s);
-      files.push_back(stem + "-task-" + std::to_string(t) + ".csv");
-      std::error_code gone;
-      fs::remove(files.back(), gone);
-      cmd += " --seeds " + seeds + " -j " + std::to_string(cpus) + " -o " + shell_quote(files.back());
-      script += "  " + std::to_string(t) + ") " + cmd + " ;;\n";
-    }
-    script += "esac\nexit 2\n";
+    const std::string script = plan_array_script(spec, tasks, exe, scenario, stem, cpus, files);
     {
       OutputFile f(stem + ".sh");  // what was submitted, for the record
       f.write(script);
@@ -132,34 +175,12 @@ PlanEvaluator slurm_plan_evaluator(const PlanCommand& c, const PlanSpec& spec, c
     }
     PlanFigures out(tasks.size());
     for (std::size_t t = 0; t < tasks.size(); ++t) {
-      bool ok = false;
-      const std::string text = fs::is_regular_file(files[t]) ? read_whole_file(files[t], ok) : std::string();
       const auto fail = [&](const std::string& why) {
         std::cerr << "vramsim plan: array job " << a.job << " task " << t << ": " << why << " (see " << stem
                   << "-task-" << t << ".log)\n";
         throw RoundFailed{kFailed};
       };
-      if (!ok) fail("left no part file " + files[t]);
-      std::istringstream in(text);
-      std::vector<std::string> header, cells;
-      std::size_t line = 0;
-      if (!read_csv_record(in, header, line, files[t])) fail(files[t] + ": empty");
-      std::vector<std::size_t> at;
-      for (const auto& n : names) {
-        const auto it = std::find(header.begin(), header.end(), n);
-        if (it == header.end()) fail(files[t] + ": no column " + n + " (a vramsim of another version?)");
-        at.push_back(static_cast<std::size_t>(it - header.begin()));
-      }
-      while (read_csv_record(in, cells, line, files[t])) {
-        if (cells.size() != header.size()) fail(files[t] + ": line " + std::to_string(line) + ": expected " +
-                                                std::to_string(header.size()) + " fields");
-        std::vector<std::optional<double>> v;
-        for (std::size_t k : at) v.push_back(cell_number(cells[k]));
-        out[t].push_back(std::move(v));
-      }
-      if (out[t].size() != tasks[t].seeds.size())
-        fail(files[t] + ": expected " + std::to_string(tasks[t].seeds.size()) + " row(s), got " +
-             std::to_string(out[t].size()));
+      out[t] = read_plan_part(files[t], names, tasks[t].seeds.size(), fail);
     }
     return out;
   };
