@@ -6,7 +6,8 @@
 # timeline, and `vramsim report`'s plots and summary into OUT_DIR.
 #
 # Usage: scenarios/studies/a100-kth.sh [OUT_DIR]   (default: study-a100-kth)
-# Environment: VRAMSIM (default: build/tools/vramsim of this checkout).
+# Environment: VRAMSIM (default: build/tools/vramsim of this checkout);
+# SEEDS, the sweep's seeds (default 1..20, the figures the docs give).
 # Needs the KTH-SP2 log: tools/fetch-traces kth-sp2 puts it at
 # data/traces/pwa-swf/ (the scenario's background.path), from a local copy
 # beside the checkout or from the Parallel Workloads Archive.
@@ -23,7 +24,7 @@ sed "s|\"path\": \"[^\"]*KTH-SP2-1996-2.1-cln.swf\"|\"path\": \"$trace\"|" "$her
 grep -q "\"path\": \"$trace\"" "$out/a100-kth.json" || { echo "a100-kth.sh: could not point the scenario at $trace" >&2; exit 1; }
 scenario=$out/a100-kth.json
 "$vramsim" sweep "$scenario" --set cluster.max_workers=2,3,4,5,6,8,12,16 --set policies=legacy,fixed \
-    --seeds 1..20 -o "$out/sweep.csv"
+    --seeds "${SEEDS:-1..20}" -o "$out/sweep.csv"
 for p in legacy fixed; do
   "$vramsim" run "$scenario" --policies "$p" --trace "$out/$p.jsonl" \
       --status-every 60s --status-csv "$out/timeline-$p.csv" > "$out/summary-$p.txt" || [ $? -eq 1 ]
