@@ -47,6 +47,6 @@ if [ "${VRAMSIM_TEST_RELEASE:-0}" = 1 ]; then
   VRAMSIM_OPT="-O2 -DNDEBUG" tools/build.sh build
   (cd build && ctest --output-on-failure -j "$ctest_jobs")
 elif command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
-  VRAMSIM_OPT="-O2 -DNDEBUG" VRAMSIM_TARGETS="test_cuda_probe" tools/build.sh build -DVRAMSIM_BENCHMARKS=OFF
+  VRAMSIM_OPT="-O2 -DNDEBUG" VRAMSIM_TARGETS="test_cuda_probe" tools/build.sh build -DVRAMSIM_BENCHMARKS=OFF -DVRAMSIM_TEST_OPT="-O0 -g0"
   (cd build && ctest --output-on-failure -j "$ctest_jobs" -L cuda_probe)
 fi
