@@ -31,8 +31,11 @@ fi
 opt="-O2 -g -DNDEBUG" unity=OFF
 [ "${VRAMSIM_QUICK:-0}" = 1 ] && opt="-O1 -DNDEBUG" unity=ON
 [ -n "${VRAMSIM_OPT:-}" ] && opt="$VRAMSIM_OPT"
+# VRAMSIM_TEST_OPT too is set on every configure (empty unless the caller
+# passes it), so build/ goes back to -O2 test sources after the test
+# command's CUDA step.
 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$opt" \
-  -DVRAMSIM_UNITY=$unity "${launcher[@]}" "$@" \
+  -DVRAMSIM_UNITY=$unity -DVRAMSIM_TEST_OPT= "${launcher[@]}" "$@" \
   >"$dir.configure.log" 2>&1 \
   || { cat "$dir.configure.log"; exit 1; }
 # shellcheck disable=SC2086
