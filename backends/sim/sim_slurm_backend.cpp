@@ -131,6 +131,7 @@ void SimSlurmBackend::set_free(int host, bool free) {
     first_free_word_ = std::min(first_free_word_, h / 64);
   } else {
     free_hosts_[h / 64] &= ~bit;
+    while (first_free_word_ < free_hosts_.size() && free_hosts_[first_free_word_] == 0) ++first_free_word_;
   }
 }
 
@@ -225,7 +226,6 @@ void SimSlurmBackend::start(SimJob& j, int host) {
   j.host = host;
   if (!partition_) {
     set_free(host, false);
-    while (first_free_word_ < free_hosts_.size() && free_hosts_[first_free_word_] == 0) ++first_free_word_;
   }
   trace_.record(exec_.now(), "job_started", {{"job", j.id}, {"host", hosts_[host].ip}});
   // The timers hold the job itself (jobs_ never erases): a closure this
