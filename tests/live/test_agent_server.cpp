@@ -27,6 +27,7 @@
 #include <gtest/gtest.h>
 
 #include "backends/slurm/agent_server.hpp"
+#include "tests/support/proc_file.hpp"
 
 extern char** environ;
 
@@ -207,8 +208,7 @@ class AgentServerTest : public ::testing::Test {
     for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
       const std::string id = entry.path().filename().string();
       if (id.find_first_not_of("0123456789") != std::string::npos) continue;
-      std::ifstream in(entry.path() / "cmdline");
-      std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      std::string cmdline = testing_support::read_proc_file((entry.path() / "cmdline").string());
       for (char& c : cmdline)
         if (c == '\0') c = ' ';
       if (cmdline.find(" replica --name " + name + " ") != std::string::npos) out.push_back(std::stoi(id));

@@ -19,6 +19,8 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "tests/support/proc_file.hpp"
+
 namespace vramsim::slurm {
 namespace {
 
@@ -73,8 +75,7 @@ pid_t spawn_from_a_helper_that_exits(const SpawnSpec& spec) {
 // Gone, or a zombie waiting for its new parent to reap it.
 bool dead_or_zombie(pid_t pid) {
   if (gone(pid)) return true;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const std::string text = testing_support::read_proc_file("/proc/" + std::to_string(pid) + "/stat");
   const auto paren = text.rfind(')');
   return paren == std::string::npos || (paren + 2 < text.size() && text[paren + 2] == 'Z');
 }
