@@ -37,6 +37,13 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
+// How many times `what` occurs in `text` (events of one kind in a trace).
+inline std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 // From the head's first log line, the part from "agents on" on.
 inline std::string port_line(const std::string& log) {
   const auto at = log.find("agents on ");

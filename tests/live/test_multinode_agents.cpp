@@ -151,11 +151,8 @@ TEST_F(MultiNode, KilledAgentAndKilledHeadLeaveNoJobAndNoReplica) {
   EXPECT_TRUE(gone) << "a replica of the killed agent is still running";
   // The head loses the node and starts a new worker; once its replica runs,
   // the head goes too.
-  ASSERT_TRUE(wait_for(trace, [](const std::string& t) {
-    std::size_t n = 0;
-    for (auto at = t.find("\"node_advertised\""); at != std::string::npos; at = t.find("\"node_advertised\"", at + 1)) ++n;
-    return n >= 2;
-  }, 120s)) << slurp(head.err);
+  ASSERT_TRUE(wait_for(trace, [](const std::string& t) { return occurrences(t, "\"node_advertised\"") >= 2; }, 120s))
+      << slurp(head.err);
   const int second_agent = of(read_trace(trace), "node_advertised").at(1)["agent_pid"].get<int>();
   std::vector<int> second;
   for (int i = 0; i < 200 && second.empty(); ++i) {

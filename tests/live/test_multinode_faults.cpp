@@ -59,13 +59,8 @@ TEST_F(MultiNode, ANodeCutOffIsNodeFailAndTheWorkerMovesElsewhere) {
   a[2] = shutdown_at("agent-lost-live.json", "6000s", "6h", "cut.json");  // 300 s of wall time at 0.05
   const auto head = spawn(a, "head");
   const std::string trace = work_ + "/" + run_id + "/trace.jsonl";
-  auto count = [](const std::string& t, const std::string& what) {
-    std::size_t n = 0;
-    for (auto at = t.find(what); at != std::string::npos; at = t.find(what, at + 1)) ++n;
-    return n;
-  };
   const std::string running_again = "\"to\":\"RUNNING\"";
-  ASSERT_TRUE(wait_for(trace, [&](const std::string& t) { return count(t, running_again) >= 1; }, 90s))
+  ASSERT_TRUE(wait_for(trace, [&](const std::string& t) { return occurrences(t, running_again) >= 1; }, 90s))
       << slurp(head.err);
   const auto before = read_trace(trace);
   const auto started = of(before, "job_started");
@@ -82,7 +77,7 @@ TEST_F(MultiNode, ANodeCutOffIsNodeFailAndTheWorkerMovesElsewhere) {
   // The replacement starts while the node is still cut off: restored
   // first, the node would be idle again and SLURM could choose it.
   const bool replaced =
-      wait_for(trace, [&](const std::string& t) { return count(t, "\"job_started\"") >= 2; }, 90s);
+      wait_for(trace, [](const std::string& t) { return occurrences(t, "\"job_started\"") >= 2; }, 90s);
   // The agent exits by itself (--head-timeout, 30 s) once cut off.
   bool agent_gone = false;
   for (int i = 0; i < 450 && !agent_gone; ++i) {
@@ -92,7 +87,7 @@ TEST_F(MultiNode, ANodeCutOffIsNodeFailAndTheWorkerMovesElsewhere) {
   ASSERT_EQ(run({"/usr/bin/env", "NODE=" + node, harness, "node-restore", harness_}, "restore", 60s), 0)
       << slurp(work_ + "/restore.err");
   const bool runs_again =
-      wait_for(trace, [&](const std::string& t) { return count(t, running_again) >= 2; }, 90s);
+      wait_for(trace, [&](const std::string& t) { return occurrences(t, running_again) >= 2; }, 90s);
   kill(head.pid, SIGTERM);
   EXPECT_TRUE(failed) << slurp(trace);
   EXPECT_TRUE(replaced) << slurp(trace);

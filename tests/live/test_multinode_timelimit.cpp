@@ -39,7 +39,7 @@ TEST_F(MultiNode, AJobPastItsTimeLimitIsTimeoutAsInSimulation) {
   kill(head.pid, SIGTERM);
   EXPECT_EQ(wait(head, 120s), 0) << slurp(work_ + "/head.err");
   EXPECT_TRUE(ended) << slurp(trace);
-  const auto live = read_trace(work_ + "/" + run_id + "/trace.jsonl");
+  const auto live = read_trace(trace);
   const auto submitted = of(live, "job_submitted");
   ASSERT_FALSE(submitted.empty()) << slurp(work_ + "/head.err");
   bool timed_out = false;
