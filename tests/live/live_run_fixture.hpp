@@ -154,6 +154,20 @@ class LiveRunFixture : public ::testing::Test {
     return false;
   }
 
+  // A copy of `scenario` in the work folder whose only action is a shutdown
+  // at `at` (horizon `horizon`): time for what a test does mid-run; a test
+  // that waits on events ends the run with a signal once they are in its
+  // trace, so that a loaded machine cannot make the set shutdown come first.
+  std::string shutdown_at(const std::string& scenario, const std::string& at, const std::string& horizon,
+                          const std::string& name) {
+    Json sc = Json::parse(slurp(kScenarios + scenario));
+    sc["actions"] = Json::array({Json{{"at", at}, {"do", "shutdown"}}});
+    sc["horizon"] = horizon;
+    const std::string file = work_ + "/" + name;
+    std::ofstream(file) << sc.dump(2);
+    return file;
+  }
+
   // The trace of `vramsim run` of the same scenario file under `policies`.
   std::vector<TraceEvent> simulated(const std::string& scenario, const std::string& policies) {
     Scenario sc = load_scenario(kScenarios + scenario);
@@ -197,17 +211,6 @@ class MultiNode : public LiveRunFixture {
     auto a = live_args(scenario, "fixed", run_id);
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
-  }
-  // A copy of `scenario` in the work folder whose only action is a shutdown
-  // at `at` (horizon `horizon`): time for what a test does mid-run.
-  std::string shutdown_at(const std::string& scenario, const std::string& at, const std::string& horizon,
-                          const std::string& name) {
-    Json sc = Json::parse(slurp(kScenarios + scenario));
-    sc["actions"] = Json::array({Json{{"at", at}, {"do", "shutdown"}}});
-    sc["horizon"] = horizon;
-    const std::string file = work_ + "/" + name;
-    std::ofstream(file) << sc.dump(2);
-    return file;
   }
   std::string head_addr_;
 };

@@ -478,17 +478,19 @@ TEST_F(AgentServerTest, SilentAgentTimesOut) {
 // A head that goes silent without closing the connection (here: one that
 // never pings): the agent stops its replicas and exits by itself after
 // --head-timeout, freeing the GPU; with the pings it stays.
-// An agent with a 1 s --head-timeout registered with a head that pings
-// every `ping` (0: never).
-#define START_AGENT_PINGED_EVERY(ping)                                \
-  AgentServerConfig cfg = base_config();                         \
-  cfg.ping_interval = ping;                                           \
-  make_server(cfg);                                                   \
-  pid_t pid = spawn_agent("1000", "fixed", {"--head-timeout", "1"}); \
+// An agent with a --head-timeout of `timeout` seconds registered with a head
+// that pings every `ping` (0: never).
+#define START_AGENT_PINGED_EVERY(ping, timeout)                         \
+  AgentServerConfig cfg = base_config();                                \
+  cfg.ping_interval = ping;                                             \
+  make_server(cfg);                                                     \
+  pid_t pid = spawn_agent("1000", "fixed", {"--head-timeout", timeout}); \
   ASSERT_TRUE(registered("1000")) << agent_log(0)
 
+// The head's last word is the replica's start: the replica must have started
+// before the silence runs out, which on a loaded machine took over 1 s.
 TEST_F(AgentServerTest, AnAgentWhoseHeadIsSilentLeavesByItself) {
-  START_AGENT_PINGED_EVERY(0ms);
+  START_AGENT_PINGED_EVERY(0ms, "5");
   const std::string name = unique_replica_name();
   ASSERT_TRUE(server_->start_replica("1000", ReplicaLaunch{"echo", name, 16, -1, "plain"}));
   ASSERT_TRUE(pump([&] { return !rec_.started.empty(); })) << agent_log(0);
@@ -498,8 +500,8 @@ TEST_F(AgentServerTest, AnAgentWhoseHeadIsSilentLeavesByItself) {
 }
 
 TEST_F(AgentServerTest, ThePingsKeepAnAgentWithAShortHeadTimeout) {
-  START_AGENT_PINGED_EVERY(200ms);
-  const auto until = std::chrono::steady_clock::now() + 3s;
+  START_AGENT_PINGED_EVERY(200ms, "2");
+  const auto until = std::chrono::steady_clock::now() + 4s;  // twice the silence it would leave after
   pump([&] { return std::chrono::steady_clock::now() > until; });
   EXPECT_TRUE(rec_.gone.empty()) << agent_log(0);
   EXPECT_EQ(::kill(pid, 0), 0) << "the agent left although its head pinged it";

@@ -130,10 +130,10 @@ bool running(int pid) {
 // on any node.
 TEST_F(MultiNode, KilledAgentAndKilledHeadLeaveNoJobAndNoReplica) {
   const std::string run_id = "mn9-" + std::to_string(getpid());
-  // agent-lost-live with time for a second worker: shutdown at 1200 s (60 s
-  // of wall time), which the head never reaches here.
+  // agent-lost-live with time for a second worker: shutdown at 6000 s (300 s
+  // of wall time), which the head never reaches here (it is killed).
   auto a = args("agent-lost-live.json", run_id);
-  a[2] = shutdown_at("agent-lost-live.json", "1200s", "1h", "killed.json");
+  a[2] = shutdown_at("agent-lost-live.json", "6000s", "6h", "killed.json");
   const auto head = spawn(a, "head");
   const std::string trace = work_ + "/" + run_id + "/trace.jsonl";
   ASSERT_TRUE(wait_for(trace, [](const std::string& t) { return t.find("\"to\":\"RUNNING\"") != std::string::npos; },
