@@ -394,6 +394,48 @@ void pending_causes(const std::vector<TraceEvent>& events, const Attempt& a, con
   }
 }
 
+// A replica whose constructor ran out of CUDA memory: the booking beside
+// what the device holds. The last such failure of the app, and their count.
+std::optional<Cause> out_of_memory_cause(const std::vector<TraceEvent>& events, const std::string& app) {
+  const TraceEvent* last = nullptr;
+  const TraceEvent* failed = nullptr;
+  int count = 0;
+  for (const auto& e : events) {
+    if (e.kind == "replica_failed" && string_field(e["app"]) == app) {
+      last = &e;
+      ++count;
+    }
+    if (e.kind == "deployment_failed" && string_field(e["app"]) == app) failed = &e;
+  }
+  if (!last) return std::nullopt;
+  const TraceEvent& e = *last;
+  const double total = json_number(e["device_total_mb"]), held = json_number(e["held_mb"]),
+               need = json_number(e["needed_mb"]), ctx = json_number(e["context_mb"]),
+               n = json_number(e["replicas_held"]) + 1;
+  std::string sum;
+  // Uniform replicas: "5 x (8000 + 680) = 43400"; else held + needed.
+  if (held == (n - 1) * need)
+    sum = format_number(n) + " x (" + format_number(need - ctx) + " + " + format_number(ctx) + ") = " +
+          format_number(n * need);
+  else
+    sum = format_number(held) + " held + " + format_number(need) + " = " + format_number(held + need);
+  std::string booking;
+  if (json_number(e["vram_booked_mb"]) > 0)
+    booking = "booked " + format_number(json_number(e["vram_booked_mb"])) + "/" +
+              format_number(json_number(e["vram_total_mb"])) + " MB, ";
+  Cause c = make("cuda_out_of_memory", true,
+                 "replica " + string_field(e["replica"]) + " failed in its constructor on device " +
+                     format_number(json_number(e["device"])) + " of " + string_field(e["node"]) + " at " +
+                     seconds(e.t) + ": " + string_field(e["reason"]) + " (" + booking + "device holds " +
+                     format_number(total) + " MiB; " + sum + "); " + std::to_string(count) + " failed start(s)" +
+                     (failed ? ", then the deployment failed" : ", retried while other replicas run"));
+  c.resource = "device_memory_mb";
+  c.needed = held + need;
+  c.offered = total;
+  c.detail = {{"node", string_field(e["node"])}, {"device", e["device"]}, {"failures", count}};
+  return c;
+}
+
 std::vector<Cause> app_causes(const std::vector<TraceEvent>& events, const std::string& app, bool running,
                               const RunFacts& f, std::string& state) {
   const Attempt a = last_attempt(events, f.by_app.at(app));
@@ -434,6 +476,11 @@ std::vector<Cause> app_causes(const std::vector<TraceEvent>& events, const std::
                                 "waiting for admission: the deploy is queued or in introspection when the trace ends "
                                 "at " + seconds(events.back().t)));
     } else {
+      bool failed_for_good = false;
+      if (auto oom = out_of_memory_cause(events, app)) {
+        failed_for_good = a.state == "DEPLOY_FAILED";
+        blocking.push_back(std::move(*oom));
+      }
       SimTime cutoff = events.back().t;
       if (a.stopped) {
         cutoff = a.stopped->t;
@@ -441,7 +488,9 @@ std::vector<Cause> app_causes(const std::vector<TraceEvent>& events, const std::
                                 "stopped at " + seconds(cutoff) + " (" + string_field((*a.stopped)["reason"]) +
                                     ") before it reached RUNNING"));
       }
-      pending_causes(events, a, f, cutoff, blocking);
+      // A deployment that failed for good withdrew its replicas: nothing of
+      // it is pending any more.
+      if (!failed_for_good) pending_causes(events, a, f, cutoff, blocking);
       if (blocking.empty())
         blocking.push_back(make("not_running", true, "admitted, but never reached RUNNING (final state " + a.state + ")"));
     }

@@ -9,6 +9,7 @@
 // Every operation that waits on the outside world answers through a
 // callback: the simulated backend calls it before returning, the live one
 // from its event loop later, so the control plane never blocks.
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -18,6 +19,7 @@
 
 #include "engine/cluster_state.hpp"
 #include "engine/lifecycle.hpp"
+#include "engine/processor_sharing.hpp"
 #include "engine/trace.hpp"
 #include "models/worker_defaults.hpp"
 
@@ -35,6 +37,19 @@ struct ReplicaStart {
   std::int64_t gpu_memory_mb = 0;     // VRAM the replica holds (0: none)
   int device = -1;                    // device index on the node, -1: none
   std::string kind = "plain";         // "plain" | "probe"
+  // Device memory the process will really hold once constructed: its
+  // tensors plus its CUDA context (0: none, or not known).
+  std::int64_t observed_mb = 0;
+};
+
+// A replica constructor that failed on its device.
+struct ReplicaFailure {
+  std::string reason;                 // "CUDA out of memory"
+  int device = -1;
+  std::int64_t device_total_mb = 0;   // what CUDA can give on the device
+  std::int64_t held_mb = 0;           // what the replicas constructed there hold
+  std::int64_t needed_mb = 0;         // what this one needed
+  int replicas_held = 0;              // how many hold it
 };
 
 // What the driver observed on one device, and when.
@@ -84,17 +99,52 @@ class ClusterBackend {
   // the control plane draws).
   virtual void start_replica(const ReplicaStart& r, StartDone done) { (void)r; done(true, ""); }
   virtual void stop_replica(const std::string& job_id, const std::string& replica) { (void)job_id; (void)replica; }
+  // The replica's constructor runs on its device, once its runtime env and
+  // init are done: nullopt when it succeeds. The simulated device fails it
+  // with CUDA out of memory when what its constructed replicas hold plus
+  // this one's `observed_mb` exceeds what CUDA can give; a live replica
+  // process reports its own failures (the default: it succeeds).
+  virtual std::optional<ReplicaFailure> construct_replica(const ReplicaStart& r) {
+    (void)r;
+    return std::nullopt;
+  }
   // A request to a running replica; `done` gets its answer.
   virtual void call_replica(const std::string& job_id, const std::string& replica, const Json& payload,
                             CallDone done) = 0;
-  // A serving request that keeps the replica busy for `service` (the work
-  // the router drew); `done` when it answers. The default sends it as a call
-  // whose payload asks the replica to sleep that long (a plain replica's
-  // work in live mode) and takes any answer as the end.
+  // Serving. A replica that starts taking requests is set up once
+  // (`serving_replica`: where it runs, and how it shares its device, g, and
+  // itself, h, among concurrent work); each request then names it by the
+  // handle returned. `serve_request` starts `work_us` microseconds of solo
+  // work on it and calls `done` when it answers; `cancel_request` ends one
+  // early (a timeout), after which `done` is never called.
+  // The default, the live world's: a call whose payload asks the replica to
+  // sleep that long (a plain replica's work), any answer being the end; a
+  // real device shares itself, so the curves are not applied, and a
+  // cancelled request's answer is dropped when it comes.
   using ServeDone = std::function<void()>;
-  virtual void serve_request(const std::string& job_id, const std::string& replica, Duration service,
-                             ServeDone done) {
-    call_replica(job_id, replica, Json{{"sleep_us", service}}, [done = std::move(done)](const Json&) { done(); });
+  using ServeId = std::uint64_t;  // 0: none
+  virtual std::uint32_t serving_replica(const std::string& job_id, const std::string& replica, int device,
+                                        const SpeedCurve& device_sharing, const SpeedCurve& replica_concurrency) {
+    (void)device; (void)device_sharing; (void)replica_concurrency;
+    serving_.push_back(ServingTarget{job_id, replica});
+    return static_cast<std::uint32_t>(serving_.size() - 1);
+  }
+  virtual ServeId serve_request(std::uint32_t replica, double work_us, ServeDone done) {
+    const ServeId id = ++next_serve_;
+    const ServingTarget& t = serving_[replica];
+    live_serves_.insert(id);
+    call_replica(t.job_id, t.replica, Json{{"sleep_us", serve_sleep_us(work_us)}},
+                 [this, id, done = std::move(done)](const Json&) {
+                   if (live_serves_.erase(id)) done();
+                 });
+    return id;
+  }
+  virtual void cancel_request(ServeId id) { live_serves_.erase(id); }
+  // Where the backend shares devices: the most replicas busy at once on the
+  // replica's device, and the most requests it served at once.
+  virtual std::optional<SharedDevices::Peaks> serving_peaks(std::uint32_t replica) const {
+    (void)replica;
+    return std::nullopt;
   }
   // Driver-observed memory of a device of this job's node, where the backend
   // measures it (live agents); nullopt where it does not (simulation).
@@ -106,7 +156,17 @@ class ClusterBackend {
   void set_listener(BackendListener* l) { listener_ = l; }
 
  protected:
+  // The sleep a plain replica is asked for, in microseconds of its clock.
+  virtual std::int64_t serve_sleep_us(double work_us) const { return std::llround(work_us); }
   BackendListener* listener_ = nullptr;
+
+ private:
+  struct ServingTarget {
+    std::string job_id, replica;
+  };
+  std::vector<ServingTarget> serving_;
+  std::unordered_set<ServeId> live_serves_;
+  ServeId next_serve_ = 0;
 };
 
 }  // namespace vramsim

@@ -26,7 +26,13 @@ struct AppSpec {
   double cpus = 1;                  // per replica
   std::int64_t memory_bytes = 0;    // per replica
   int replicas = 1;
-  std::optional<std::int64_t> observed_vram_mb;  // driver-observed peak per replica
+  std::optional<std::int64_t> observed_vram_mb;  // driver-observed peak per replica, context included
+  // Device memory each replica process holds beyond its tensors (CUDA
+  // context, cuBLAS/cuDNN workspaces): the app's, else the cluster's.
+  std::int64_t cuda_context_mb = 680;
+  // Whether a replica's constructor can run out of device memory (false for
+  // an openb pod: a scheduler's trace, whose share is all it holds).
+  bool device_memory_checked = true;
   std::string kind = "plain";       // "probe": its replicas answer calls with the fp16 matmul probe
   // Serving requests (docs/serving.md); with autoscaling, `replicas` is the
   // starting count and may be 0.
@@ -51,6 +57,21 @@ struct AppRecord {
   ResourceSet replica_request;
   std::vector<ReplicaRecord> replicas;
   bool deploy_cancelled = false;  // stopped while its deploy was queued or in introspection
+  // Ray Serve's constructor failures (DeploymentState): failed starts in a
+  // row, the last error, and whether a replica of this deploy ever ran.
+  int start_failures = 0;
+  std::string start_error;
+  bool replica_has_started = false;
 };
+
+// What one replica process of `app` holds on its device, as the driver sees
+// it: the app's observed_vram_mb where set; else, for an app that books
+// gpu_memory_mb of a GPU, that plus its CUDA context; else (whole-GPU and
+// CPU apps) none.
+inline std::optional<std::int64_t> replica_device_mb(const AppSpec& app) {
+  if (app.observed_vram_mb) return app.observed_vram_mb;
+  if (app.gpu_memory_mb && *app.gpu_memory_mb > 0 && !app.disable_gpu) return *app.gpu_memory_mb + app.cuda_context_mb;
+  return std::nullopt;
+}
 
 }  // namespace vramsim

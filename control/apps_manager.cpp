@@ -170,6 +170,8 @@ void AppsManager::set_app_state(AppRecord& app, AppState s, const std::string& r
   const char* from = name(app.life.state());
   app.life.move(s);
   if (s == AppState::Running && !app.running_at) app.running_at = exec_.now();
+  // Healthy: Ray Serve resets its count of failed starts.
+  if (s == AppState::Running) app.start_failures = 0;
   trace_.record(exec_.now(), "app_state",
                 {{"app", app.spec.id}, {"from", from}, {"to", name(s)}, {"reason", reason}});
 }

@@ -72,7 +72,16 @@ class AppsManager {
   ClusterGpuView gpu_view() const;
   AdmissionSnapshot admission_snapshot() const;
   void replica_placed(AppRecord& app, ReplicaRecord& r, const Placement& p);
-  void replica_started(DemandId demand, const std::string& app_id, const NodeId& node);
+  void replica_started(DemandId demand, const std::string& app_id, const NodeId& node, const ReplicaStart& launch);
+  // Ray Serve's handling of a replica whose constructor failed: the replica
+  // stops, a replacement is submitted, and past the retry limit with no
+  // replica ever started the deployment fails.
+  void replica_failed(AppRecord& app, std::size_t index, const ReplicaFailure& f);
+  // MAX_DEPLOYMENT_CONSTRUCTOR_RETRY_COUNT and MAX_PER_REPLICA_RETRY_COUNT
+  // (Ray Serve's constants.py).
+  static constexpr int kMaxConstructorRetries = 20;
+  static constexpr int kRetriesPerReplica = 3;
+  static constexpr Duration kControlLoop = 100 * kMillisecond;  // Ray Serve's CONTROL_LOOP_INTERVAL_S
   void update_app_state(AppRecord& app, const std::string& reason);
   void set_app_state(AppRecord& app, AppState s, const std::string& reason);
   void resubmit_replica(AppRecord& app, ReplicaRecord& r);

@@ -21,6 +21,9 @@ void AppsManager::submit_replicas(AppRecord& app, const std::string& reason) {
   // created after this deploy was requested.
   withdraw_replicas(app);
   app.replicas.clear();
+  // A deploy starts Ray's count of failed starts afresh.
+  app.start_failures = 0;
+  app.replica_has_started = false;
   set_app_state(app, AppState::Deploying, reason);
   for (int i = 0; i < app.spec.replicas; ++i) add_replica(app);
   trace_.record(exec_.now(), "replicas_submitted",
@@ -112,22 +115,24 @@ void AppsManager::replica_placed(AppRecord& app, ReplicaRecord& r, const Placeme
                    {"booked_mb", p.device_vram_booked_after},
                    {"total_mb", n->devices()[p.vram_device].total_vram_mb}});
   ReplicaStart launch{n->spec.slurm_job_id, app.spec.id, cluster_.demand(p.demand)->label,
-                      p.vram_mb, r.device, app.spec.kind};
+                      p.vram_mb, r.device, app.spec.kind,
+                      app.spec.device_memory_checked ? replica_device_mb(app.spec).value_or(0) : 0};
   const DemandId demand = p.demand;
   const std::string app_id = app.spec.id;
   const NodeId node = p.node;
-  backend_.start_replica(launch, [this, demand, app_id, node](bool ok, const std::string& error) {
+  backend_.start_replica(launch, [this, demand, app_id, node, launch](bool ok, const std::string& error) {
     auto it = replica_of_.find(demand);
     if (it == replica_of_.end() || ctx_.exited) return;  // stopped or lost meanwhile
     if (!ok) {
       trace_.record(exec_.now(), "replica_start_failed", {{"app", app_id}, {"node", node}, {"error", error}});
       return;
     }
-    replica_started(demand, app_id, node);
+    replica_started(demand, app_id, node, launch);
   });
 }
 
-void AppsManager::replica_started(DemandId demand, const std::string& app_id, const NodeId& node) {
+void AppsManager::replica_started(DemandId demand, const std::string& app_id, const NodeId& node,
+                                  const ReplicaStart& launch) {
   // The node creates the app's runtime env once; every replica placed there
   // before it exists waits for that same install, then initialises.
   const auto key = std::make_pair(node, app_id);
@@ -138,12 +143,18 @@ void AppsManager::replica_started(DemandId demand, const std::string& app_id, co
               .first;
   Duration delay = std::max<Duration>(0, env->second - exec_.now());
   delay += cfg_.replica_init.sample(ctx_.rng.stream("replica.init"));
-  exec_.after(delay, [this, demand, app_id] {
+  exec_.after(delay, [this, demand, app_id, launch] {
     auto it = replica_of_.find(demand);
     if (it == replica_of_.end() || ctx_.exited) return;  // stopped or lost meanwhile
     AppRecord& a = apps_.at(app_id);
     ReplicaRecord& rr = a.replicas[it->second.second];
     if (rr.life.state() != ReplicaState::Starting) return;
+    // The constructor runs on the device: it may not fit what CUDA can give.
+    if (auto failure = backend_.construct_replica(launch)) {
+      replica_failed(a, it->second.second, *failure);
+      return;
+    }
+    a.replica_has_started = true;
     rr.life.move(ReplicaState::Running);
     memory_.running(a, demand, it->second.second);
     if (on_replica_running) on_replica_running(a, it->second.second);
@@ -181,6 +192,58 @@ void AppsManager::withdraw_replica(AppRecord& app, std::size_t index) {
   replica_of_.erase(r.demand);
   memory_.stopped(r.demand);
   if (r.life.state() != ReplicaState::Stopped) r.life.move(ReplicaState::Stopped);
+}
+
+void AppsManager::replica_failed(AppRecord& app, std::size_t index, const ReplicaFailure& f) {
+  const ReplicaRecord& r = app.replicas[index];
+  const Node* n = cluster_.node(r.node);
+  Json ev = {{"app", app.spec.id}, {"replica", app.spec.id + "#" + std::to_string(index)}, {"node", r.node},
+             {"job", n ? n->spec.slurm_job_id : ""}, {"device", f.device}, {"reason", f.reason},
+             {"device_total_mb", f.device_total_mb}, {"held_mb", f.held_mb},
+             {"free_mb", f.device_total_mb - f.held_mb}, {"needed_mb", f.needed_mb},
+             {"replicas_held", f.replicas_held}, {"context_mb", app.spec.cuda_context_mb}};
+  if (n && f.device >= 0 && static_cast<std::size_t>(f.device) < n->devices().size()) {
+    const auto& d = n->devices()[static_cast<std::size_t>(f.device)];
+    ev["vram_total_mb"] = d.total_vram_mb;
+    ev["vram_booked_mb"] = d.vram_booked_mb;
+  }
+  // Ray Serve (deployment_state.py, docs/models.md): the failure is counted,
+  // the replica stops, and a replacement starts until the count reaches
+  // min(20, 3 x the target); a deployment none of whose replicas ever ran
+  // then fails for good.
+  ++app.start_failures;
+  app.start_error = f.reason + " on device " + std::to_string(f.device) + " (" + std::to_string(f.device_total_mb - f.held_mb) +
+                    " MiB free, " + std::to_string(f.needed_mb) + " MiB needed)";
+  const int target = live_replicas(app);
+  const int threshold = std::min(kMaxConstructorRetries, kRetriesPerReplica * target);
+  ev["failures"] = app.start_failures;
+  ev["threshold"] = threshold;
+  trace_.record(exec_.now(), "replica_failed", ev);
+  withdraw_replica(app, index);
+  if (!app.replica_has_started && app.start_failures >= threshold) {
+    const std::string msg = "The deployment failed to start " + std::to_string(app.start_failures) +
+                            " times in a row. This may be due to a problem with its constructor or initial health "
+                            "check failing. See controller logs for details. Error:\n" + app.start_error;
+    withdraw_replicas(app);
+    app.message = msg;
+    trace_.record(exec_.now(), "deployment_failed",
+                  {{"app", app.spec.id}, {"failures", app.start_failures}, {"message", msg}});
+    set_app_state(app, AppState::DeployFailed, "replica constructor failed");
+    place_pending();
+    return;
+  }
+  // The replacement: pending at once (so the app is never counted RUNNING
+  // short of its target), placed from Ray's next control loop on, 0.1 s
+  // later (CONTROL_LOOP_INTERVAL_S).
+  ReplicaRecord fresh;
+  fresh.demand = cluster_.submit_held(DemandKind::Actor, app.spec.id, app.spec.id + "#" + std::to_string(index),
+                                      app.replica_request, exec_.now());
+  replica_of_[fresh.demand] = {app.spec.id, index};
+  const DemandId demand = fresh.demand;
+  app.replicas[index] = std::move(fresh);
+  exec_.after(kControlLoop, [this, demand] {
+    if (cluster_.release_hold(demand)) place_pending();
+  });
 }
 
 }  // namespace vramsim

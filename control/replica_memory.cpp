@@ -44,7 +44,7 @@ void ReplicaMemory::sample() {
         const RunningRef& ref = running_.at(demand);
         const AppRecord& app = *ref.app;
         if (app.replicas[ref.index].life.state() != ReplicaState::Running) continue;
-        const auto mb = app.spec.observed_vram_mb.value_or(app.sizing.vram_mb.value_or(0));
+        const auto mb = replica_device_mb(app.spec).value_or(app.sizing.vram_mb.value_or(0));
         used += mb * 1024 * 1024;
       }
     changed.push_back({key.first, key.second, used});

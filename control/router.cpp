@@ -1,11 +1,23 @@
 #include "control/router.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <memory>
 
 #include "models/gpu_models.hpp"
 
 namespace vramsim {
+
+double widen_latency(float f) {
+  // The shortest decimal that reads back as this float, read as a double:
+  // 0.001f gives 0.001, not 0.0010000000474974513.
+  char buf[32];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, f);
+  double d = f;
+  if (ec == std::errc()) std::from_chars(buf, end, d);
+  return d;
+}
 
 std::optional<double> percentile_with_never(std::vector<float>& v, std::uint64_t never, double p) {
   const std::uint64_t n = v.size() + never;
@@ -15,7 +27,7 @@ std::optional<double> percentile_with_never(std::vector<float>& v, std::uint64_t
   if (rank > v.size()) return INFINITY;
   auto nth = v.begin() + static_cast<std::ptrdiff_t>(rank - 1);
   std::nth_element(v.begin(), nth, v.end());
-  return *nth;
+  return widen_latency(*nth);
 }
 
 void Router::call(const std::string& app_id, const Json& payload) {
@@ -144,21 +156,45 @@ void Router::start(AppServing& s, std::size_t replica, const Waiting& w) {
   ++s.stats.dispatched;
   s.stats.wait_sum_s += to_seconds(now - w.arrival);
   if (now > w.arrival) ++s.stats.waited;
-  const ServiceTimeModel& m = s.spec->service;
-  double work = w.service >= 0 ? static_cast<double>(w.service) : static_cast<double>(slot.model->sample(*s.work));
+  // Solo work at the engine's resolution, scaled to this replica's GPU kind.
+  double work = w.service >= 0 ? static_cast<double>(w.service) : static_cast<double>(slot.model->sample(*s.work, 1));
   work *= slot.scale;
-  if (m.batching_slowdown > 0) work *= 1 + m.batching_slowdown * (slot.ongoing - 1);
-  SimTime end = now + static_cast<Duration>(std::llround(work));
-  bool timed_out = false;
-  if (s.spec->request_timeout && w.arrival + *s.spec->request_timeout < end) {
-    end = w.arrival + *s.spec->request_timeout;
-    timed_out = true;
-  }
   if (w.cold && !s.stats.first_cold_dispatch) s.stats.first_cold_dispatch = now;
+  if (s.spec->request_timeout) {
+    start_timed(s, replica, w, work, w.arrival + *s.spec->request_timeout);
+    return;
+  }
   const std::uint32_t epoch = slot.epoch;
   AppServing* sp = &s;
-  ctx_.backend.serve_request(slot.job, slot.label, end - now, [this, sp, replica, epoch, w, now, timed_out] {
-    done(*sp, replica, epoch, w, now, timed_out);
+  ctx_.backend.serve_request(slot.serving, work, [this, sp, replica, epoch, w, now] {
+    done(*sp, replica, epoch, w, now, false);
+  });
+}
+
+// A request with a deadline: whichever comes first, its answer or the
+// deadline, ends it; at the deadline its work is cancelled on the replica.
+void Router::start_timed(AppServing& s, std::size_t replica, const Waiting& w, double work, SimTime deadline) {
+  const SimTime now = ctx_.exec.now();
+  const std::uint32_t epoch = s.slots[replica].epoch;
+  AppServing* sp = &s;
+  struct Race {
+    ClusterBackend::ServeId request = 0;
+    TimerId deadline = 0;
+    bool over = false;
+  };
+  auto race = std::make_shared<Race>();
+  race->request = ctx_.backend.serve_request(s.slots[replica].serving, work, [this, sp, replica, epoch, w, now, race] {
+    if (race->over) return;
+    race->over = true;
+    if (race->deadline) ctx_.exec.cancel(race->deadline);
+    done(*sp, replica, epoch, w, now, false);
+  });
+  if (race->over) return;
+  race->deadline = ctx_.exec.at(std::max(deadline, now), [this, sp, replica, epoch, w, now, race] {
+    if (race->over) return;
+    race->over = true;
+    ctx_.backend.cancel_request(race->request);
+    done(*sp, replica, epoch, w, now, true);
   });
 }
 
@@ -177,6 +213,7 @@ void Router::done(AppServing& s, std::size_t replica, std::uint32_t epoch, const
     ++s.w_never;
   } else {
     ++s.stats.completed;
+    s.stats.latency_sum_s += to_seconds(now - arrival);
     const auto latency = static_cast<float>(to_seconds(now - arrival));
     s.stats.latencies_s.push_back(latency);
     if (windows_) {
@@ -253,6 +290,14 @@ void Router::replica_running(const AppRecord& app, std::size_t index) {
       if (t && *t > 0) slot.scale = m.reference_tflops / *t;
     }
   }
+  // A trace time taken as measured runs alone on a device of its own: it
+  // neither slows nor is slowed by the other work there.
+  const ServeSpec& sv = *app.spec.serve;
+  static const SpeedCurve kIndependent{"independent", {}};
+  slot.serving = sv.trace_time_as_measured
+                     ? ctx_.backend.serving_replica(slot.job, slot.label, -1, kIndependent, kIndependent)
+                     : ctx_.backend.serving_replica(slot.job, slot.label, r.device, sv.device_sharing,
+                                                    sv.replica_concurrency);
   set_accepting(s, index, true);
   s.cold_start_open = false;
   dispatch(s);
@@ -315,6 +360,12 @@ std::map<std::string, ServeStats> Router::finish() {
     expire(s);
     count_replica_time(s);
     ServeStats st = s.stats;
+    for (const Slot& slot : s.slots)
+      if (slot.label.size())
+        if (auto p = ctx_.backend.serving_peaks(slot.serving)) {
+          st.peak_device_busy = std::max(st.peak_device_busy, p->device_busy);
+          st.peak_in_service = std::max(st.peak_in_service, p->in_service);
+        }
     st.unfinished = s.queue.size() + static_cast<std::size_t>(s.on_replicas);
     st.slo = s.spec && s.spec->slo_latency.has_value();
     out.emplace(id, std::move(st));

@@ -11,7 +11,9 @@
 // replica full a request waits and takes the first slot that frees (Ray's
 // redraw backoff is not timed); past max_queued_requests waiting it is
 // refused; past request_timeout_s it times out, freeing its slot. The
-// replica's work is the backend's (serve_request). The load it holds
+// replica's work is the backend's (serve_request): in simulation it shares
+// the device and the replica with the other work there (the app's
+// device_sharing and replica_concurrency curves). The load it holds
 // (queued + ongoing) is what the replica autoscaler reads.
 //
 // Cost per request: O(1) amortised (two draws, a deque), plus the latency
@@ -37,15 +39,22 @@ struct ServeStats {
   std::uint64_t cold = 0;        // arrived while the app had no running replica
   std::uint64_t slo_met = 0;     // completed within the app's slo_latency
   double wait_sum_s = 0;         // over the requests a replica took
+  double latency_sum_s = 0;      // over the completed requests
   std::uint64_t dispatched = 0;
   std::uint64_t waited = 0;      // dispatched after waiting at the handle
   std::vector<float> latencies_s;   // completed requests, arrival to answer (float: 4 bytes a request)
   double replica_seconds = 0;    // RUNNING replicas x time
   bool slo = false;              // the app has an slo_latency
+  // Sharing met (where the backend shares devices): the most replicas busy
+  // on one device at once, and the most requests on one replica at once.
+  int peak_device_busy = 0, peak_in_service = 0;
   // The first request that waited for a cold start, and its path.
   std::optional<SimTime> first_cold_arrival, first_cold_dispatch, first_cold_done;
   std::uint64_t never() const { return refused + timed_out + failed + unfinished; }
 };
+
+// A latency kept as a float, as the double its shortest decimal spells.
+double widen_latency(float f);
 
 // Nearest rank over `latencies` plus `never` infinite values (requests that
 // never completed); nullopt when there is none. Reorders `latencies`.
@@ -103,6 +112,7 @@ class Router {
     const LatencyModel* model = nullptr;
     double scale = 1;            // the reference kind's TFLOPS / this replica's
     std::size_t candidate = 0;   // position in `candidates` while accepting
+    std::uint32_t serving = 0;   // the backend's handle for this replica
   };
   struct AppServing {
     const AppRecord* app = nullptr;
@@ -128,6 +138,7 @@ class Router {
   void start(AppServing& s, std::size_t replica, const Waiting& w);
   void done(AppServing& s, std::size_t replica, std::uint32_t epoch, const Waiting& w, SimTime dispatched,
             bool timed_out);
+  void start_timed(AppServing& s, std::size_t replica, const Waiting& w, double work, SimTime deadline);
   void set_accepting(AppServing& s, std::size_t replica, bool on);
   void count_replica_time(AppServing& s);
 

@@ -84,6 +84,7 @@ struct ModelRow {
   std::int64_t vram_mb;
   std::string_view peak;  // the kPeaks row its throughput comes from
   bool assumed;
+  std::int64_t cuda_total_mb = 0;  // 0: none known, the rule applies
 };
 
 GpuModel model_of(const ModelRow& r) {
@@ -92,6 +93,8 @@ GpuModel model_of(const ModelRow& r) {
   m.name = r.name;
   m.device_name = r.device_name;
   m.vram_mb = r.vram_mb;
+  m.cuda_total_assumed = r.cuda_total_mb == 0;
+  m.cuda_total_mb = r.cuda_total_mb ? r.cuda_total_mb : r.vram_mb - kCudaReservedMb;
   m.accumulate = p.fp32_accumulate_tflops > 0 ? Accumulate::Fp32 : Accumulate::Fp16;
   m.fp16_tflops = *p.tflops(m.accumulate);
   m.assumed = r.assumed || p.assumed;
@@ -106,12 +109,14 @@ std::vector<GpuModel> build_table() {
   const ModelRow rows[] = {
       {"A10", "NVIDIA A10", 23028, "A10", false},
       {"A10G", "NVIDIA A10G", 23028, "A10G", false},  // the peak row is assumed
-      {"A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB", 40960, "A100", false},
+      // CUDA's total: the seed's cold-start log (40440 MiB).
+      {"A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB", 40960, "A100", false, 40440},
       {"A100-SXM4-80GB", "NVIDIA A100-SXM4-80GB", 81920, "A100", false},
       {"A800-SXM4-80GB", "NVIDIA A800-SXM4-80GB", 81920, "A800", false},
       {"H100-PCIE-80GB", "NVIDIA H100 PCIe", 81559, "H100 PCIe", false},
       {"H100-SXM5-80GB", "NVIDIA H100 80GB HBM3", 81559, "H100", false},
-      {"H200", "NVIDIA H200", 143771, "H200", false},
+      // CUDA's total: measured, ../shared/data/gpu-colocation/memory-h200.csv.
+      {"H200", "NVIDIA H200", 143771, "H200", false, 143155},
       {"H800", "NVIDIA H800", 81559, "H800", false},
       {"L4", "NVIDIA L4", 23034, "L4", false},
       {"L40S", "NVIDIA L40S", 46068, "L40S", false},
@@ -181,6 +186,9 @@ void GpuModelSet::set(const std::string& name, std::int64_t vram_mb, double fp16
     it->second.device_name = name;
   }
   it->second.vram_mb = vram_mb;
+  // The rule for a model of any size (a made-up one of a few MB holds all).
+  it->second.cuda_total_mb = vram_mb > 2 * kCudaReservedMb ? vram_mb - kCudaReservedMb : vram_mb;
+  it->second.cuda_total_assumed = true;
   it->second.fp16_tflops = fp16_tflops;
   it->second.assumed = false;
   it->second.source = "scenario";

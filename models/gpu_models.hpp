@@ -51,10 +51,19 @@ std::span<const GpuPeak> gpu_peak_table();
 // overstate it).
 const GpuPeak* find_gpu_peak(std::string_view device_name);
 
+// memory.total less what CUDA can give, where no figure is known: the H200
+// measured 616 MiB, the A100-SXM4-40GB 520 (docs/gpu-models.md).
+constexpr std::int64_t kCudaReservedMb = 520;
+
 struct GpuModel {
   std::string name;          // short name scenarios and traces use ("A100-SXM4-80GB", "V100M16")
   std::string device_name;   // nvidia-smi name ("NVIDIA A100-SXM4-80GB")
   std::int64_t vram_mb = 0;  // nvidia-smi memory.total where known, else nominal GB x 1024
+  // What CUDA can give (cudaMemGetInfo's total): less than memory.total.
+  // Measured or from a stated source where `cuda_total_assumed` is false,
+  // else the rule vram_mb - kCudaReservedMb.
+  std::int64_t cuda_total_mb = 0;
+  bool cuda_total_assumed = true;
   // Dense fp16 throughput planning weighs by: the fp32-accumulate peak where
   // the table has one, else the fp16-accumulate one (the P100's half2 rate).
   double fp16_tflops = 0;

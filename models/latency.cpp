@@ -6,7 +6,7 @@
 
 namespace vramsim {
 
-Duration LatencyModel::sample(RandomStream& rng) const {
+Duration LatencyModel::sample(RandomStream& rng, Duration resolution) const {
   double us = 0;
   switch (kind) {
     case Kind::Fixed: return value;
@@ -21,8 +21,8 @@ Duration LatencyModel::sample(RandomStream& rng) const {
   constexpr double kMaxDrawUs = 365.0 * 24 * 3600 * 1e6;
   if (!(us >= 0)) us = 0;
   if (us > kMaxDrawUs) us = kMaxDrawUs;
-  // Whole milliseconds keep traces short and stable.
-  return static_cast<Duration>(std::llround(us / 1000.0)) * kMillisecond;
+  if (resolution <= 1) return static_cast<Duration>(std::llround(us));
+  return static_cast<Duration>(std::llround(us / static_cast<double>(resolution))) * resolution;
 }
 
 std::string LatencyModel::describe() const {

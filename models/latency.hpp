@@ -21,7 +21,10 @@ struct LatencyModel {
   std::vector<Duration> samples;    // empirical: drawn uniformly
 
   static LatencyModel fixed(Duration d) { LatencyModel m; m.value = d; return m; }
-  Duration sample(RandomStream& rng) const;
+  // One draw, rounded to `resolution`: whole milliseconds for the
+  // control plane's phases (short, stable traces), the engine's microsecond
+  // for a request's service time.
+  Duration sample(RandomStream& rng, Duration resolution = kMillisecond) const;
   std::string describe() const;
   // Maximum-likelihood lognormal fit of observed latencies (all > 0).
   static LatencyModel fit_lognormal(const std::vector<Duration>& observed);

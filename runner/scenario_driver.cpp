@@ -284,7 +284,8 @@ ExpectationResult check_metric(const Expectation& e, const RunMetrics& m) {
       {"gpu_hours_allocated", m.gpu_hours_allocated}, {"cost_usd", m.cost_usd},
       {"req_completed", m.req_completed}, {"req_refused", m.req_refused}, {"req_timed_out", m.req_timed_out},
       {"req_cold", m.req_cold}, {"req_failed", m.req_failed}, {"req_unfinished", m.req_unfinished},
-      {"req_wait_mean_s", m.req_wait_mean_s}, {"req_latency_p50_s", m.req_latency_p50_s},
+      {"req_wait_mean_s", m.req_wait_mean_s}, {"req_latency_mean_s", m.req_latency_mean_s},
+      {"req_latency_p50_s", m.req_latency_p50_s},
       {"req_latency_p95_s", m.req_latency_p95_s}, {"req_latency_p99_s", m.req_latency_p99_s},
       {"req_slo_attainment", m.req_slo_attainment}, {"replica_seconds", m.replica_seconds}};
   r.description = "metric " + e.metric;
@@ -433,6 +434,7 @@ void RunMetrics::for_each(const std::function<void(const char*, std::optional<do
   f("req_failed", req_failed);
   f("req_unfinished", req_unfinished);
   f("req_wait_mean_s", req_wait_mean_s);
+  f("req_latency_mean_s", req_latency_mean_s);
   f("req_latency_p50_s", req_latency_p50_s);
   f("req_latency_p95_s", req_latency_p95_s);
   f("req_latency_p99_s", req_latency_p99_s);
@@ -638,7 +640,12 @@ void ScenarioDriver::close_trace(SimTime end, std::uint64_t events, const Json& 
   serve_stats_ = w_.control.serve_stats();
   for (auto& [id, s] : serve_stats_) {
     result_.serving.push_back(serve_outcome(id, s));
-    const ServeOutcome& o = result_.serving.back();
+    ServeOutcome& o = result_.serving.back();
+    for (const auto& a : sc_.apps)
+      if (a.id == id && a.serve) {
+        o.device_sharing = a.serve->device_sharing.name;
+        o.replica_concurrency = a.serve->replica_concurrency.name;
+      }
     auto us = [](std::optional<double> v) { return v && std::isfinite(*v) ? Json(std::llround(*v * 1e6)) : Json(); };
     w_.trace.record(end, "serve_summary",
                     {{"app", id}, {"arrived", o.arrived}, {"completed", o.completed}, {"refused", o.refused},
@@ -744,6 +751,7 @@ void ScenarioDriver::serve_metrics(RunMetrics& m) {
   m.req_failed = static_cast<double>(t.failed);
   m.req_unfinished = static_cast<double>(t.unfinished);
   m.req_wait_mean_s = t.wait_mean_s;
+  m.req_latency_mean_s = t.latency_mean_s;
   m.req_latency_p50_s = t.p50_s;
   m.req_latency_p95_s = t.p95_s;
   m.req_latency_p99_s = t.p99_s;

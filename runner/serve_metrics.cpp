@@ -21,10 +21,13 @@ ServeOutcome serve_outcome(const std::string& app, ServeStats& s) {
   o.dispatched = s.dispatched;
   o.waited = s.waited;
   if (s.dispatched > 0) o.wait_mean_s = s.wait_sum_s / static_cast<double>(s.dispatched);
+  if (s.completed > 0) o.latency_mean_s = s.latency_sum_s / static_cast<double>(s.completed);
   o.p50_s = percentile_with_never(s.latencies_s, s.never(), 50);
   o.p95_s = percentile_with_never(s.latencies_s, s.never(), 95);
   o.p99_s = percentile_with_never(s.latencies_s, s.never(), 99);
   o.replica_seconds = s.replica_seconds;
+  o.peak_device_busy = s.peak_device_busy;
+  o.peak_in_service = s.peak_in_service;
   if (s.slo && s.arrived > 0) o.slo_attainment = static_cast<double>(s.slo_met) / static_cast<double>(s.arrived);
   o.cold_arrival = s.first_cold_arrival;
   o.cold_dispatch = s.first_cold_dispatch;
@@ -37,8 +40,9 @@ ServeTotals serve_totals(std::map<std::string, ServeStats>& stats) {
   std::vector<float> all;
   std::uint64_t never = 0, dispatched = 0, slo_met = 0, arrived = 0;
   bool slo = false;
-  double wait = 0;
+  double wait = 0, latency = 0;
   for (auto& [id, s] : stats) {
+    latency += s.latency_sum_s;
     t.completed += s.completed;
     t.refused += s.refused;
     t.timed_out += s.timed_out;
@@ -61,6 +65,7 @@ ServeTotals serve_totals(std::map<std::string, ServeStats>& stats) {
   else
     for (auto& [id, s] : stats) all.insert(all.end(), s.latencies_s.begin(), s.latencies_s.end());
   if (dispatched > 0) t.wait_mean_s = wait / static_cast<double>(dispatched);
+  if (t.completed > 0) t.latency_mean_s = latency / static_cast<double>(t.completed);
   t.p50_s = percentile_with_never(*pool, never, 50);
   t.p95_s = percentile_with_never(*pool, never, 95);
   t.p99_s = percentile_with_never(*pool, never, 99);
@@ -80,12 +85,13 @@ void print_serve_table(const std::vector<ServeOutcome>& apps, std::ostream& out)
   out << "\nrequests:\n";
   out << std::left << std::setw(16) << "app" << std::setw(10) << "arrived" << std::setw(11) << "completed"
       << std::setw(9) << "refused" << std::setw(10) << "timed out" << std::setw(7) << "cold" << std::setw(10)
-      << "wait mean" << std::setw(9) << "p50" << std::setw(9) << "p95" << std::setw(9) << "p99"
+      << "wait mean" << std::setw(9) << "mean" << std::setw(9) << "p50" << std::setw(9) << "p95" << std::setw(9) << "p99"
       << "replica-s\n";
   for (const auto& a : apps) {
     out << std::left << std::setw(16) << a.app << std::setw(10) << a.arrived << std::setw(11) << a.completed
         << std::setw(9) << a.refused << std::setw(10) << a.timed_out << std::setw(7) << a.cold << std::setw(10)
-        << format_latency(a.wait_mean_s) << std::setw(9) << format_latency(a.p50_s) << std::setw(9)
+        << format_latency(a.wait_mean_s) << std::setw(9) << format_latency(a.latency_mean_s) << std::setw(9)
+        << format_latency(a.p50_s) << std::setw(9)
         << format_latency(a.p95_s) << std::setw(9) << format_latency(a.p99_s)
         << format_number(std::round(a.replica_seconds)) << "\n";
     if (a.failed + a.unfinished > 0)
@@ -93,6 +99,13 @@ void print_serve_table(const std::vector<ServeOutcome>& apps, std::ostream& out)
     if (a.slo_attainment)
       out << "    SLO attainment " << format_number(std::round(*a.slo_attainment * 10000) / 100) << "%\n";
   }
+  // Where requests shared a device or a replica, the curves that set their
+  // speed (docs/serving.md), one line an app.
+  for (const auto& a : apps)
+    if (a.peak_device_busy > 1 || a.peak_in_service > 1)
+      out << "sharing: " << a.app << ": device_sharing " << a.device_sharing << " (up to " << a.peak_device_busy
+          << " busy replica(s) on one device), replica_concurrency " << a.replica_concurrency << " (up to "
+          << a.peak_in_service << " request(s) on one replica)\n";
 }
 
 }  // namespace vramsim

@@ -20,9 +20,14 @@ struct ServeOutcome {
   std::uint64_t arrived = 0, completed = 0, refused = 0, timed_out = 0, failed = 0, unfinished = 0, cold = 0;
   std::uint64_t dispatched = 0, waited = 0;           // taken by a replica; of those, after a wait
   std::optional<double> wait_mean_s;                 // over the requests a replica took
+  std::optional<double> latency_mean_s;              // over the completed requests
   std::optional<double> p50_s, p95_s, p99_s;         // +inf: the rank falls on a request that never completed
   std::optional<double> slo_attainment;              // with an slo_latency_s
   double replica_seconds = 0;
+  // The app's sharing curves, and the sharing its requests met: the most
+  // replicas busy on one device at once, the most requests on one replica.
+  std::string device_sharing, replica_concurrency;
+  int peak_device_busy = 0, peak_in_service = 0;
   // The first request that waited for a cold start: arrival, when a replica
   // took it, when it was answered.
   std::optional<SimTime> cold_arrival, cold_dispatch, cold_done;
@@ -33,7 +38,7 @@ ServeOutcome serve_outcome(const std::string& app, ServeStats& stats);
 // Every app's requests pooled into the run's req_* metrics.
 struct ServeTotals {
   std::uint64_t completed = 0, refused = 0, timed_out = 0, failed = 0, unfinished = 0, cold = 0;
-  std::optional<double> wait_mean_s, p50_s, p95_s, p99_s, slo_attainment;
+  std::optional<double> wait_mean_s, latency_mean_s, p50_s, p95_s, p99_s, slo_attainment;
   double replica_seconds = 0;
 };
 ServeTotals serve_totals(std::map<std::string, ServeStats>& stats);

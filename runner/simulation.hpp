@@ -81,7 +81,7 @@ struct RunMetrics {
   // in a run without one. Percentiles are +inf where the rank falls on a
   // request that never completed.
   std::optional<double> req_completed, req_refused, req_timed_out, req_cold, req_failed, req_unfinished;
-  std::optional<double> req_wait_mean_s, req_latency_p50_s, req_latency_p95_s, req_latency_p99_s;
+  std::optional<double> req_wait_mean_s, req_latency_mean_s, req_latency_p50_s, req_latency_p95_s, req_latency_p99_s;
   std::optional<double> req_slo_attainment, replica_seconds;
   // GPU-hours the worker jobs held, by GPU model (a job of the exclusive
   // partition holds every GPU of its node), and their cost at the price

@@ -167,6 +167,7 @@ std::int64_t add_openb_nodes(const std::vector<OpenbNode>& nodes, const std::vec
       t.gpu_name = m->name;
       t.accelerator_type = n.model;
       t.gpu_memory_mb = m->vram_mb;
+      t.cuda_total_mb = m->cuda_total_mb;
       for (const auto& [resource, models] : specs)
         if (models.find("|" + n.model + "|") != std::string::npos) t.gpu_labels[resource] = 1.0;
       min_vram = min_vram == 0 ? m->vram_mb : std::min(min_vram, m->vram_mb);
@@ -210,6 +211,11 @@ AppSpec openb_app(const OpenbPod& p, std::int64_t min_vram, const std::string& p
     a.gpu_memory_mb = std::max<std::int64_t>(1, std::llround(static_cast<double>(p.gpu_milli) *
                                                              static_cast<double>(min_vram) / 1000.0));
     a.gpu_milli = p.gpu_milli;  // the fraction asked for exactly, not rounded
+    // A pod of a scheduler's trace, not a replica process: its share is
+    // taken as all it holds (no CUDA context beyond it, no constructor to
+    // run out of memory).
+    a.cuda_context_mb = 0;
+    a.device_memory_checked = false;
     ++im.sharing_pods;
   } else {
     a.gpu_memory_mb = -1;

@@ -8,8 +8,10 @@ namespace vramsim::scenario_parse {
 
 using scenario_fields::type_name;
 
-AppSpec parse_app(Obj& o, const AppSpec* base) {
+AppSpec parse_app(Obj& o, const AppSpec* base, std::int64_t cuda_context_mb) {
   AppSpec a = base ? *base : AppSpec{};
+  if (!base) a.cuda_context_mb = cuda_context_mb;
+  a.cuda_context_mb = o.integer("cuda_context_mb", a.cuda_context_mb, 0, limits::kMaxCudaContextMb);
   a.id = o.string("id", a.id);
   if (a.id.empty()) o.fail(o.at("id"), "expected a non-empty app id");
   if (const Json* g = o.get("gpu_memory_mb")) {
@@ -38,7 +40,7 @@ void parse_apps(Obj& root, Scenario& s, AppsById& by_id) {
   if (!apps->is_array()) root.fail(root.at("apps"), "expected an array of apps");
   for (std::size_t i = 0; i < apps->size(); ++i) {
     Obj ao((*apps)[i], "$.apps[" + std::to_string(i) + "]", root.file());
-    AppSpec a = parse_app(ao, nullptr);
+    AppSpec a = parse_app(ao, nullptr, s.cuda_context_mb);
     parse_serve(ao, a, s);
     if (by_id.count(a.id)) ao.fail(ao.at("id"), "duplicate app id '" + a.id + "'");
     if (const Json* at = ao.get("deploy_at")) {
@@ -60,7 +62,7 @@ namespace {
 // A deploy action's app fields change the app for this (re)deploy.
 void parse_deploy_override(Obj& ao, const Json& action, ScenarioAction& act, const AppsById& by_id) {
   static const std::vector<std::string> keys = {"gpu_memory_mb", "disable_gpu", "cpus", "memory_mb",
-                                                "replicas", "observed_vram_mb"};
+                                                "replicas", "observed_vram_mb", "cuda_context_mb"};
   bool changed = false;
   for (const auto& k : keys) changed = changed || ao.has(k);
   if (!changed) return;
@@ -69,7 +71,7 @@ void parse_deploy_override(Obj& ao, const Json& action, ScenarioAction& act, con
     if (ao.has(k)) sub[k] = action[k];
   for (const auto& k : keys) ao.get(k);
   Obj so(sub, ao.path(), ao.file());
-  act.app_override = parse_app(so, &by_id.at(act.app));
+  act.app_override = parse_app(so, &by_id.at(act.app), 0);
 }
 
 ScenarioAction parse_action(const Json& action, const std::string& path, const std::string& file,

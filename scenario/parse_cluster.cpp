@@ -109,6 +109,7 @@ PartitionNodeType parse_node_type(Obj& no) {
   t.gpu_name = gpu;
   t.accelerator_type = info.accelerator_type;
   t.gpu_memory_mb = info.memory_mb;
+  t.cuda_total_mb = info.cuda_total_mb;
   const std::string smi = no.string("nvidia_smi", "ok");
   if (smi != "ok" && smi != "missing" && smi != "fails")
     no.fail(no.at("nvidia_smi"), "expected \"ok\", \"missing\" or \"fails\", got \"" + smi + "\"");
@@ -289,6 +290,7 @@ void parse_cluster(Obj& root, Scenario& s) {
   if (mode != "slurm" && mode != "static")
     co.fail(co.at("mode"), "expected \"slurm\" or \"static\", got \"" + mode + "\"");
   cc.slurm_mode = mode == "slurm";
+  s.cuda_context_mb = co.integer("cuda_context_mb", s.cuda_context_mb, 0, limits::kMaxCudaContextMb);
   parse_head(co, s);
   parse_worker_defaults(co, cc.autoscaler);
   parse_workers(co, s);

@@ -21,7 +21,7 @@ const std::vector<std::string> kMetrics = {"jobs_submitted", "jobs_cancelled", "
                                            "gpu_fragmentation", "gpu_fragmentation_share", "gpu_allocation",
                                            "sampled_vram_utilisation", "gpu_hours_allocated", "cost_usd",
                                            "req_completed", "req_refused", "req_timed_out", "req_cold",
-                                           "req_failed", "req_unfinished", "req_wait_mean_s", "req_latency_p50_s",
+                                           "req_failed", "req_unfinished", "req_wait_mean_s", "req_latency_mean_s", "req_latency_p50_s",
                                            "req_latency_p95_s", "req_latency_p99_s", "req_slo_attainment",
                                            "replica_seconds"};
 const std::vector<std::string> kInvariants = {"max_worker_jobs", "device_vram_within_total",

@@ -1,9 +1,12 @@
 // $.apps[i].serve: Ray Serve's deployment options by Ray's names, the
 // replica's work, and the traffic (docs/serving.md, docs/scenario-format.md).
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 #include "models/gpu_models.hpp"
 #include "models/registry.hpp"
+#include "models/sharing_curves.hpp"
 #include "scenario/scenario_parse.hpp"
 #include "workload/traffic_trace.hpp"
 
@@ -48,7 +51,7 @@ double non_negative(Obj& o, const std::string& key, double def, double max) {
   return *v;
 }
 
-TrafficSpec parse_trace(Obj& o, const std::string& app_id) {
+TrafficSpec parse_trace(Obj& o, const std::string& app_id, bool* as_measured) {
   TrafficTraceOptions t;
   t.app_id = app_id;
   t.format = enum_field(o, "format", {"gentd26-requests", "gentd26-qps", "azure-llm"}, "a traffic trace format");
@@ -59,6 +62,13 @@ TrafficSpec parse_trace(Obj& o, const std::string& app_id) {
     if (slash != std::string::npos) t.path = o.file().substr(0, slash + 1) + t.path;
   }
   t.app_column = scenario_fields::opt_string(o, "app_column");
+  if (o.has("exec_time")) {
+    if (t.format == "gentd26-qps")
+      o.fail(o.at("exec_time"), "expected exec_time only with a trace of per-request times (gentd26-requests, "
+                                "azure-llm)");
+    *as_measured = enum_field(o, "exec_time", {"solo", "as-measured"}, "a reading of the trace's times") ==
+                   "as-measured";
+  }
   if (const Json* f = o.get("filter")) {
     Obj fo(*f, o.at("filter"), o.file());
     for (auto it = f->begin(); it != f->end(); ++it) t.filter[it.key()] = fo.string(it.key(), "");
@@ -139,11 +149,83 @@ ServiceTimeModel parse_service(Obj& so) {
   return m;
 }
 
-TrafficSpec parse_traffic(Obj& to, const std::string& app_id) {
+constexpr std::size_t kMaxCurvePoints = 4096;
+constexpr double kMaxCurveValue = 1e6;
+
+// v(1), v(2), ...: positive, finite, v(1) = 1 (a speed relative to one alone).
+std::vector<double> curve_values(const Json& v, const std::string& path, const Obj& o) {
+  if (!v.is_array() || v.empty() || v.size() > kMaxCurvePoints)
+    o.fail(path, "expected a non-empty array (at most " + std::to_string(kMaxCurvePoints) +
+                     ") of throughputs relative to one alone, v(1), v(2), ...");
+  std::vector<double> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string at = path + "[" + std::to_string(i) + "]";
+    if (!v[i].is_number()) o.fail(at, "expected a number, got " + std::string(type_name(v[i])));
+    const double x = v[i].get<double>();
+    if (!std::isfinite(x) || x <= 0 || x > kMaxCurveValue)
+      o.fail(at, "expected a number in (0, " + format_number(kMaxCurveValue) + "], got " + v[i].dump());
+    out.push_back(x);
+  }
+  if (out[0] != 1) o.fail(path + "[0]", "expected v(1) = 1 (throughputs are relative to one alone), got " + v[0].dump());
+  return out;
+}
+
+// A curve file, as tools/device-colocation.sh writes it: an object whose
+// "curve" is v(1), v(2), ...; its other fields are what was measured.
+std::vector<double> curve_file_values(Obj& o, const std::string& key) {
+  std::string path = o.string(key, "");
+  if (path.empty()) o.fail(o.at(key), "expected the curve file's path (relative to the scenario)");
+  if (path.front() != '/') {
+    const auto slash = o.file().find_last_of('/');
+    if (slash != std::string::npos) path = o.file().substr(0, slash + 1) + path;
+  }
+  std::ifstream in(path);
+  if (!in) o.fail(o.at(key), "cannot read the curve file " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const Json j = Json::parse(text.str(), nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("curve"))
+    o.fail(o.at(key), path + ": expected a JSON object with a \"curve\" array (as tools/device-colocation.sh writes)");
+  return curve_values(j["curve"], path + ": $.curve", o);
+}
+
+// A preset's name, {"curve": [...]}, or {"curve_file": "..."}.
+SpeedCurve parse_curve(Obj& so, const std::string& key, const SpeedCurve& def) {
+  const Json* v = so.get(key);
+  if (!v) return def;
+  if (v->is_string()) {
+    const SharingPreset* p = find_sharing_preset(v->get<std::string>());
+    if (!p) {
+      std::vector<std::string> names;
+      for (const auto& q : sharing_presets()) names.push_back(q.name);
+      so.fail(so.at(key), "unknown sharing curve '" + v->get<std::string>() + "' (expected " +
+                              scenario_fields::one_of(names) + ", {\"curve\": [...]} or {\"curve_file\": \"...\"})");
+    }
+    return p->curve();
+  }
+  if (!v->is_object())
+    so.fail(so.at(key), "expected a preset's name, {\"curve\": [...]} or {\"curve_file\": \"...\"}, got " +
+                            std::string(type_name(*v)));
+  Obj co(*v, so.at(key), so.file());
+  SpeedCurve c;
+  if (co.has("curve") == co.has("curve_file"))
+    co.fail(co.path(), "expected one of curve (an array) or curve_file (a path)");
+  if (const Json* a = co.get("curve")) {
+    c.name = "curve";
+    c.values = curve_values(*a, co.at("curve"), co);
+  } else {
+    c.name = co.string("curve_file", "");
+    c.values = curve_file_values(co, "curve_file");
+  }
+  co.finish();
+  return c;
+}
+
+TrafficSpec parse_traffic(Obj& to, const std::string& app_id, bool* as_measured) {
   TrafficSpec t;
   if (const Json* tr = to.get("trace")) {
     Obj o(*tr, to.at("trace"), to.file());
-    t = parse_trace(o, app_id);
+    t = parse_trace(o, app_id, as_measured);
     o.finish();
   } else {
     const std::string process =
@@ -200,6 +282,14 @@ void parse_serve(Obj& ao, AppSpec& a, Scenario& s) {
   if (auto t = nullable_number(so, "request_timeout_s", 0, kMaxDelayS, true)) sv.request_timeout = seconds(*t);
   if (auto t = nullable_number(so, "slo_latency_s", 0, kMaxDelayS, true)) sv.slo_latency = seconds(*t);
   sv.service = parse_service(so);
+  sv.device_sharing = parse_curve(so, "device_sharing", sv.device_sharing);
+  if (sv.service.batching_slowdown > 0) {
+    if (so.has("replica_concurrency"))
+      so.fail(so.at("batching_slowdown"), "expected batching_slowdown or replica_concurrency, not both "
+                                          "(batching_slowdown b is replica_concurrency h(r) = r / (1 + b (r - 1)))");
+    sv.replica_concurrency = batching_curve(sv.service.batching_slowdown, sv.max_ongoing_requests);
+  }
+  sv.replica_concurrency = parse_curve(so, "replica_concurrency", sv.replica_concurrency);
   if (const Json* as = so.get("autoscaling_config"); as && !as->is_null()) {
     if (ao.has("replicas"))
       ao.fail(ao.at("replicas"), "expected no replicas beside serve.autoscaling_config (Ray Serve takes one or the "
@@ -210,7 +300,7 @@ void parse_serve(Obj& ao, AppSpec& a, Scenario& s) {
   }
   if (const Json* tr = so.get("traffic")) {
     Obj to(*tr, so.at("traffic"), so.file());
-    s.traffic[a.id] = parse_traffic(to, a.id);
+    s.traffic[a.id] = parse_traffic(to, a.id, &sv.trace_time_as_measured);
   }
   so.finish();
   a.serve = std::move(sv);

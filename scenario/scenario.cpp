@@ -47,7 +47,7 @@ const std::map<std::string, GpuModelInfo>& gpu_catalogue() {
     for (const char* n : names) {
       const GpuModel* m = find_gpu_model(n);
       if (!m) throw std::logic_error(std::string("gpu_catalogue: ") + n + " missing from the GPU model table");
-      out[n] = GpuModelInfo{m->device_name, ray_accelerator_type(m->device_name), m->vram_mb};
+      out[n] = GpuModelInfo{m->device_name, ray_accelerator_type(m->device_name), m->vram_mb, m->cuda_total_mb};
     }
     return out;
   }();

@@ -47,6 +47,7 @@ constexpr std::int64_t kMaxGpus = 64;                  // per node or job
 constexpr std::int64_t kMaxMemoryGb = 1 << 20;         // per node (1 PiB)
 constexpr std::int64_t kMaxMemPerCpuGb = 1 << 16;
 constexpr std::int64_t kMaxVramMb = 1 << 20;           // gpu_memory_mb, observed_vram_mb
+constexpr std::int64_t kMaxCudaContextMb = 65536;      // cuda_context_mb
 constexpr std::int64_t kMaxMemoryMb = 1 << 24;         // host memory per replica (16 TiB)
 constexpr std::int64_t kMaxReplicas = 100000;
 constexpr std::int64_t kMaxBackgroundJobs = 10000000;   // background trace jobs
@@ -58,6 +59,7 @@ struct GpuModelInfo {
   std::string device_name;       // "NVIDIA A100-SXM4-40GB"
   std::string accelerator_type;  // "A100"
   std::int64_t memory_mb = 0;    // nvidia-smi memory.total
+  std::int64_t cuda_total_mb = 0;  // what CUDA can give (GpuModel::cuda_total_mb)
 };
 // The known GPU models, by the short name scenarios use ("A100-SXM4-40GB").
 const std::map<std::string, GpuModelInfo>& gpu_catalogue();
@@ -147,6 +149,10 @@ struct Scenario {
   int utilisation_samples = 0;  // GPU use samples over the horizon (RunMetrics)
   std::string workload_summary;  // what a trace workload's import made of it (the summary prints it)
   std::vector<AppSpec> apps;
+  // cluster.cuda_context_mb: each replica process's device memory beyond
+  // its tensors, for apps that do not set their own (measured on an H200,
+  // PyTorch 2.11 / CUDA 13: ../shared/data/gpu-colocation/memory-h200.csv).
+  std::int64_t cuda_context_mb = 680;
   std::map<std::string, TrafficSpec> traffic;  // serving apps' requests, by app id
   // $.gpu_prices_usd_per_hour: over the built-in on-demand table, by GPU model.
   std::map<std::string, double> gpu_prices;

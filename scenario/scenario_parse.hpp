@@ -32,6 +32,7 @@ void parse_expectations(Obj& root, Scenario& s, const AppsById& by_id);
 // $.apps[i].serve: the app's ServeSpec, its traffic into s.traffic.
 void parse_serve(Obj& ao, AppSpec& a, Scenario& s);
 // One app's fields over base (a redeploy's overrides) or the defaults.
-AppSpec parse_app(Obj& o, const AppSpec* base);
+// `cuda_context_mb`: the cluster's, for an app without a base.
+AppSpec parse_app(Obj& o, const AppSpec* base, std::int64_t cuda_context_mb);
 
 }  // namespace vramsim::scenario_parse

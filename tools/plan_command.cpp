@@ -235,6 +235,26 @@ PlanSpec plan_spec(const PlanCommand& c, const Scenario& base) {
   return spec;
 }
 
+// The sharing curves each serving app's answer rests on, where the plan
+// does not vary them: the figures move with them (docs/serving.md).
+void print_sharing(const PlanSpec& spec, const Scenario& base) {
+  for (std::size_t i = 0; i < base.apps.size(); ++i) {
+    const AppSpec& a = base.apps[i];
+    if (!a.serve) continue;
+    auto varied = [&](const char* field) {
+      for (const auto& p : spec.grid.params)
+        if (p.tokens.size() >= 4 && p.tokens[0] == "apps" && p.tokens[1] == std::to_string(i) &&
+            p.tokens[2] == "serve" && p.tokens[3] == field)
+          return true;
+      return false;
+    };
+    if (varied("device_sharing") && varied("replica_concurrency")) continue;
+    std::cout << "sharing: " << a.id << ": device_sharing " << a.serve->device_sharing.name
+              << ", replica_concurrency " << a.serve->replica_concurrency.name << " (--vary apps." << i
+              << ".serve.device_sharing=... to see the answer move with them)\n";
+  }
+}
+
 // What the search did, the answer and the runner-up (or the closest miss).
 void print_plan(const PlanSpec& spec, const PlanResult& r, double secs) {
   std::cout << "plan: " << r.combinations << " configuration(s) x " << spec.grid.seeds.size() << " seed(s); evaluated "
@@ -300,6 +320,7 @@ int run_plan_command(const PlanCommand& c) {
       return f.status;
     }
     print_plan(spec, r, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    print_sharing(spec, base);
     if (out) {
       out->write(plan_csv(spec, r));
       out->commit();

@@ -309,7 +309,7 @@ void SimSlurmBackend::end(SimJob& j, JobState final_state, const std::string& re
     set_free(j.host, true);
   }
   trace_.record(exec_.now(), "job_ended", {{"job", j.id}, {"state", name(final_state)}, {"reason", reason}});
-  if (had_node && listener_) listener_->node_lost(j.id, reason);
+  if (had_node) node_gone(j.id, reason);
   if (partition_)
     partition_settle();
   else
@@ -336,7 +336,7 @@ void SimSlurmBackend::cancel_jobs(const std::vector<std::string>& ids) {
     j.pending_timer = j.limit_timer = 0;
     const bool had_node = j.registered;
     j.registered = false;
-    if (had_node && listener_) listener_->node_lost(id, "scancel");
+    if (had_node) node_gone(id, "scancel");
     const Duration d = cfg_.cancel_latency.sample(rng_.stream("slurm.cancel"));
     SimJob* jp = &j;
     j.pending_timer = exec_.after(d, [this, jp] {
@@ -388,7 +388,7 @@ void SimSlurmBackend::stop_node(const std::string& id) {
     // `ray start --block` returns and the node leaves; the batch script then
     // exits on its own unless the job is cancelled first.
     j.registered = false;
-    if (listener_) listener_->node_lost(id, "ray stop");
+    node_gone(id, "ray stop");
     const Duration exit = cfg_.job_exit_after_stop.sample(rng_.stream("slurm.job_exit"));
     j.pending_timer = exec_.after(exit, [this, jp] {
       jp->pending_timer = 0;
@@ -427,6 +427,61 @@ std::string SimSlurmBackend::start_warm_worker(const WorkerJobSize& size) {
   j.pending_timer = 0;
   boot_done(j.id, true);
   return j.id;
+}
+
+std::uint32_t SimSlurmBackend::serving_replica(const std::string& job_id, const std::string& replica, int device,
+                                               const SpeedCurve& device_sharing,
+                                               const SpeedCurve& replica_concurrency) {
+  (void)replica;
+  JobServing& js = serving_jobs_[job_id];
+  SharedDevices::DeviceId dev;
+  if (device >= 0) {
+    const auto i = static_cast<std::size_t>(device);
+    if (js.devices.size() <= i) js.devices.resize(i + 1);
+    if (!js.devices[i]) js.devices[i] = shared_.add_device();
+    dev = *js.devices[i];
+  } else {
+    dev = shared_.add_device();
+  }
+  const auto id = shared_.add_replica(dev, device_sharing, replica_concurrency);
+  js.replicas.push_back(id);
+  return id;
+}
+
+void SimSlurmBackend::node_gone(const std::string& job_id, const std::string& reason) {
+  // The replicas' processes die with the node: their requests never answer.
+  if (auto it = serving_jobs_.find(job_id); it != serving_jobs_.end()) {
+    for (auto r : it->second.replicas) shared_.drop(r);
+    serving_jobs_.erase(it);
+  }
+  if (listener_) listener_->node_lost(job_id, reason);
+}
+
+std::optional<ReplicaFailure> SimSlurmBackend::construct_replica(const ReplicaStart& r) {
+  if (r.device < 0 || r.observed_mb <= 0) return std::nullopt;
+  SimJob* job = find_job(r.job_id);
+  const PartitionNodeType* type = job ? host_type(*job) : nullptr;
+  if (!type) return std::nullopt;
+  JobServing& js = serving_jobs_[r.job_id];
+  std::int64_t& held = js.held_mb[r.device];
+  if (held + r.observed_mb > type->cuda_total_mb)
+    return ReplicaFailure{"CUDA out of memory", r.device, type->cuda_total_mb, held, r.observed_mb,
+                          js.held_count[r.device]};
+  held += r.observed_mb;
+  ++js.held_count[r.device];
+  js.constructed[r.replica] = {r.device, r.observed_mb};
+  return std::nullopt;
+}
+
+void SimSlurmBackend::stop_replica(const std::string& job_id, const std::string& replica) {
+  auto it = serving_jobs_.find(job_id);
+  if (it == serving_jobs_.end()) return;
+  JobServing& js = it->second;
+  auto c = js.constructed.find(replica);
+  if (c == js.constructed.end()) return;
+  js.held_mb[c->second.first] -= c->second.second;
+  --js.held_count[c->second.first];
+  js.constructed.erase(c);
 }
 
 }  // namespace vramsim

@@ -10,12 +10,14 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "backends/cluster_backend.hpp"
 #include "backends/sim/node_scheduler.hpp"
 #include "engine/executor.hpp"
 #include "engine/lifecycle.hpp"
+#include "engine/processor_sharing.hpp"
 #include "engine/random.hpp"
 #include "engine/trace.hpp"
 #include "models/advertisement.hpp"
@@ -32,6 +34,7 @@ struct PartitionNodeType {
   std::string gpu_name = "A100-SXM4-40GB";  // the scenario's short name (prices, GPU-hours by model)
   std::string accelerator_type = "A100";
   std::int64_t gpu_memory_mb = 40960;  // nvidia-smi memory.total per GPU
+  std::int64_t cuda_total_mb = 40440;  // what CUDA can give of it (the GPU table)
   bool nvidia_smi_present = true;
   bool nvidia_smi_fails = false;
   bool mig_enabled = false;
@@ -113,11 +116,20 @@ class SimSlurmBackend final : public ClusterBackend {
   void stop_node(const std::string& job_id) override;
   void call_replica(const std::string& job_id, const std::string& replica, const Json& payload,
                     CallDone done) override;
-  // The replica's work is the drawn service time, on the virtual clock.
-  void serve_request(const std::string& job_id, const std::string& replica, Duration service,
-                     ServeDone done) override {
-    (void)job_id; (void)replica;
-    exec_.after(service, std::move(done));
+  // A replica's requests share its device with the other replicas on it,
+  // and the replica among themselves, by processor sharing on the virtual
+  // clock (engine/processor_sharing). A replica without a device (a CPU
+  // app) has one of its own. A node's replicas and their requests go with it.
+  std::optional<ReplicaFailure> construct_replica(const ReplicaStart& r) override;
+  void stop_replica(const std::string& job_id, const std::string& replica) override;
+  std::uint32_t serving_replica(const std::string& job_id, const std::string& replica, int device,
+                                const SpeedCurve& device_sharing, const SpeedCurve& replica_concurrency) override;
+  ServeId serve_request(std::uint32_t replica, double work_us, ServeDone done) override {
+    return shared_.start(replica, work_us, std::move(done));
+  }
+  void cancel_request(ServeId id) override { shared_.cancel(id); }
+  std::optional<SharedDevices::Peaks> serving_peaks(std::uint32_t replica) const override {
+    return shared_.peaks(replica);
   }
   // The partition node a job ran on (nullptr: never started).
   const PartitionNodeType* host_type(const SimJob& job) const {
@@ -195,6 +207,19 @@ class SimSlurmBackend final : public ClusterBackend {
   TimerId wake_timer_ = 0;
   SimTime wake_at_ = 0;
   BackgroundStats bg_;
+  // Serving: the devices of each job's node, and the replicas on them.
+  SharedDevices shared_{exec_};
+  struct JobServing {
+    std::vector<std::optional<SharedDevices::DeviceId>> devices;  // by index on the node
+    std::vector<SharedDevices::ReplicaId> replicas;
+    // Device memory the constructed replicas hold, by device index, and
+    // each one's share by label.
+    std::map<int, std::int64_t> held_mb;
+    std::map<int, int> held_count;
+    std::map<std::string, std::pair<int, std::int64_t>> constructed;
+  };
+  std::unordered_map<std::string, JobServing> serving_jobs_;
+  void node_gone(const std::string& job_id, const std::string& reason);
   struct BackgroundRun {
     SimTime start = 0;
     std::int64_t cores = 0, gpus = 0;  // over all its nodes

@@ -226,11 +226,9 @@ void SlurmBackend::stop_replica(const std::string& job_id, const std::string& re
   server_.stop_replica(job_id, replica);
 }
 
-void SlurmBackend::serve_request(const std::string& job_id, const std::string& replica, Duration service,
-                                 ServeDone done) {
-  // The plain replica sleeps sleep_us of wall time before it answers.
-  const auto wall = static_cast<std::int64_t>(std::llround(static_cast<double>(service) * cfg_.time_scale));
-  call_replica(job_id, replica, Json{{"sleep_us", wall}}, [done = std::move(done)](const Json&) { done(); });
+std::int64_t SlurmBackend::serve_sleep_us(double work_us) const {
+  // The plain replica sleeps the drawn work as wall time.
+  return std::llround(work_us * cfg_.time_scale);
 }
 
 void SlurmBackend::call_replica(const std::string& job_id, const std::string& replica, const Json& payload,

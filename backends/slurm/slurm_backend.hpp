@@ -95,9 +95,6 @@ class SlurmBackend final : public ClusterBackend, private slurm::AgentServerList
   void stop_replica(const std::string& job_id, const std::string& replica) override;
   void call_replica(const std::string& job_id, const std::string& replica, const Json& payload,
                     CallDone done) override;
-  // A serving request: the replica sleeps the drawn work, as wall time.
-  void serve_request(const std::string& job_id, const std::string& replica, Duration service,
-                     ServeDone done) override;
   bool measures_memory() const override { return true; }
   std::optional<DeviceObservation> observed_memory(const std::string& job_id, int device) const override;
 
@@ -123,6 +120,9 @@ class SlurmBackend final : public ClusterBackend, private slurm::AgentServerList
   // (WORKDIR/slurm_logs/ray_worker_ID.err, on the shared filesystem):
   // why an agent that never connected gave up. "" when there is none.
   std::string agent_log_reason(const std::string& job_id) const;
+
+ protected:
+  std::int64_t serve_sleep_us(double work_us) const override;
 
  private:
   struct Job {

@@ -144,9 +144,9 @@ TEST_F(LiveHead, ServingRequestsAreSleptByTheReplicaAndMeasured) {
   const auto table = out.find("\nrequests:\n");
   ASSERT_NE(table, std::string::npos) << out;
   std::istringstream rows(out.substr(out.find("\nsd ", table) + 1));
-  std::string app, wait, p50, p95, p99;
+  std::string app, wait, mean, p50, p95, p99;
   std::uint64_t arrived = 0, completed = 0, refused = 0, timed_out = 0, cold = 0;
-  rows >> app >> arrived >> completed >> refused >> timed_out >> cold >> wait >> p50 >> p95 >> p99;
+  rows >> app >> arrived >> completed >> refused >> timed_out >> cold >> wait >> mean >> p50 >> p95 >> p99;
   EXPECT_EQ(app, "sd");
   EXPECT_EQ(arrived, 6u);
   EXPECT_EQ(completed, 6u) << out;

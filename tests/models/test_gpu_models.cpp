@@ -111,3 +111,34 @@ TEST(GpuModels, OverridesReplaceOrAddFigures) {
 
 }  // namespace
 }  // namespace vramsim
+
+namespace vramsim {
+namespace {
+
+// What CUDA can give: measured on the H200, the seed's figure on the
+// A100-SXM4-40GB, else memory.total less 520 MiB, marked assumed.
+TEST(GpuModels, CudaTotalIsKnownForTwoModelsAndAssumedForTheRest) {
+  const GpuModel* h200 = find_gpu_model("H200");
+  ASSERT_NE(h200, nullptr);
+  EXPECT_EQ(h200->cuda_total_mb, 143155);
+  EXPECT_EQ(h200->vram_mb - h200->cuda_total_mb, 616);
+  EXPECT_FALSE(h200->cuda_total_assumed);
+  const GpuModel* a100 = find_gpu_model("A100-SXM4-40GB");
+  ASSERT_NE(a100, nullptr);
+  EXPECT_EQ(a100->cuda_total_mb, 40440);
+  EXPECT_FALSE(a100->cuda_total_assumed);
+  for (const auto& m : gpu_model_table()) {
+    EXPECT_LT(m.cuda_total_mb, m.vram_mb) << m.name;
+    if (m.name != "H200" && m.name != "A100-SXM4-40GB") {
+      EXPECT_TRUE(m.cuda_total_assumed) << m.name;
+      EXPECT_EQ(m.cuda_total_mb, m.vram_mb - 520) << m.name;
+    }
+  }
+  GpuModelSet set;
+  set.set("H200", 100000, 1);
+  EXPECT_EQ(set.find("H200")->cuda_total_mb, 100000 - 520);
+  EXPECT_TRUE(set.find("H200")->cuda_total_assumed);
+}
+
+}  // namespace
+}  // namespace vramsim

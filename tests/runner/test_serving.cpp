@@ -32,8 +32,9 @@ Json queue_scenario(int replicas, double rate, const Json& service, std::uint64_
         {"initial_workers", replicas},
         {"worker_defaults", {{"time_limit", "365d"}}},
         {"partition", Json::array({{{"count", replicas}, {"gpus", 1}, {"gpu", "A100-SXM4-80GB"}}})}}},
+      // A whole GPU per replica: independent servers, as Erlang C assumes.
       {"apps", Json::array({{{"id", "m"},
-                             {"gpu_memory_mb", 8000},
+                             {"gpu_memory_mb", -1},
                              {"replicas", replicas},
                              {"deploy_at", 0},
                              {"serve",
@@ -167,6 +168,70 @@ TEST(Serving, TheBatchingCurveSlowsConcurrentRequests) {
   EXPECT_NEAR(*o.p99_s, 1.5, 0.01);
 }
 
+// Two replicas of one request each, and two requests of 1 s that arrive
+// 1 ms apart: on one GPU (packed, 8000 MB each) they share it by the curve,
+// g(2) = 1.6 giving each 0.8 of its speed; on two GPUs they do not.
+ServeOutcome two_requests_on_two_replicas(bool packed, const Json& device_sharing) {
+  Json doc = queue_scenario(2, 1000, "1s", 2);
+  doc["cluster"]["partition"][0]["count"] = packed ? 1 : 2;
+  doc["cluster"]["initial_workers"] = packed ? 1 : 2;
+  doc["apps"][0]["gpu_memory_mb"] = packed ? 8000 : -1;
+  doc["apps"][0]["serve"]["device_sharing"] = device_sharing;
+  doc["apps"][0]["serve"]["traffic"] = {{"process", "piecewise"},
+                                        {"interpolation", "step"},
+                                        {"points", Json::array({{{"at", 0}, {"rate_per_s", 0}},
+                                                                {{"at", "60s"}, {"rate_per_s", 1000}}})},
+                                        {"max_requests", 2}};
+  return run(doc).serving.at(0);
+}
+
+TEST(Serving, PackedReplicasShareTheirGpuByTheCurve) {
+  const ServeOutcome packed = two_requests_on_two_replicas(true, {{"curve", {1, 1.6}}});
+  ASSERT_EQ(packed.completed, 2u);
+  // Each ran alone for the arrivals' gap and at 0.8 after: 1.25 s less a
+  // fifth of the gap, for both (the second started the gap later).
+  EXPECT_NEAR(*packed.p50_s, 1.25, 0.002);
+  EXPECT_NEAR(*packed.p99_s, 1.25, 0.002);
+  EXPECT_EQ(packed.peak_device_busy, 2);
+  EXPECT_EQ(packed.device_sharing, "curve");
+  const ServeOutcome apart = two_requests_on_two_replicas(false, {{"curve", {1, 1.6}}});
+  EXPECT_NEAR(*apart.p99_s, 1.0, 1e-6) << "replicas on two GPUs share nothing";
+  EXPECT_EQ(apart.peak_device_busy, 1);
+  const ServeOutcome sliced = two_requests_on_two_replicas(true, "time-sliced");
+  EXPECT_NEAR(*sliced.p99_s, 2.0, 0.002) << "time-sliced: two busy replicas at half speed";
+  const ServeOutcome independent = two_requests_on_two_replicas(true, "independent");
+  EXPECT_NEAR(*independent.p99_s, 1.0, 1e-6) << "independent: as if each had the GPU";
+}
+
+// Inside one replica the default is time-sliced too: two requests at once
+// on a replica of max_ongoing_requests 2 take 2 s each.
+TEST(Serving, ConcurrentRequestsOfOneReplicaAreTimeSlicedByDefault) {
+  Json doc = queue_scenario(1, 1000, "1s", 2);
+  doc["apps"][0]["serve"]["max_ongoing_requests"] = 2;
+  const ServeOutcome o = run(doc).serving.at(0);
+  ASSERT_EQ(o.completed, 2u);
+  EXPECT_NEAR(*o.p99_s, 2.0, 0.002);
+  EXPECT_EQ(o.peak_in_service, 2);
+  EXPECT_EQ(o.replica_concurrency, "time-sliced");
+  doc["apps"][0]["serve"]["replica_concurrency"] = "h200-resnet50-b1-streams";  // h(2) = 1.441
+  EXPECT_NEAR(*run(doc).serving.at(0).p99_s, 2 / 1.441, 0.002);
+}
+
+// Service times are drawn at the engine's microsecond: a fixed 3.33 ms is
+// 3.33 ms, and an exponential's percentiles are not on a millisecond grid.
+TEST(Serving, ServiceTimesAreDrawnToTheMicrosecond) {
+  Json doc = queue_scenario(1, 1, "3330us", 50);
+  const ServeOutcome fixed = run(doc).serving.at(0);
+  EXPECT_DOUBLE_EQ(*fixed.p50_s, 0.00333);
+  EXPECT_DOUBLE_EQ(*fixed.latency_mean_s, 0.00333);
+  doc = queue_scenario(1, 1, {{"dist", "exponential"}, {"mean", "1400us"}}, 20000);
+  const ServeOutcome e = run(doc).serving.at(0);
+  EXPECT_NEAR(*e.latency_mean_s, 0.0014, 0.0014 * 0.03) << "1 request a second: no queueing";
+  // Exponential median: mean x ln 2 = 970 us, not 1 ms.
+  EXPECT_NEAR(*e.p50_s, 0.0014 * std::log(2.0), 0.0014 * 0.03);
+  EXPECT_NE(std::fmod(*e.p50_s * 1e3, 1.0), 0.0);
+}
+
 // A warm static cluster of 20 one-GPU nodes and an autoscaled app.
 Json autoscaled(const Json& traffic, const Json& autoscaling, const std::string& horizon) {
   return Json{
@@ -178,11 +243,14 @@ Json autoscaled(const Json& traffic, const Json& autoscaling, const std::string&
         {"max_workers", 20},
         {"worker_defaults", {{"time_limit", "365d"}}},
         {"partition", Json::array({{{"count", 20}, {"gpus", 1}, {"gpu", "A100-SXM4-80GB"}}})}}},
+      // The autoscaler under test, not the sharing: a whole GPU per replica,
+      // and a replica's concurrent requests as independent slots.
       {"apps", Json::array({{{"id", "m"},
-                             {"gpu_memory_mb", 8000},
+                             {"gpu_memory_mb", -1},
                              {"deploy_at", 0},
                              {"serve",
                               {{"service_time", "1s"},
+                               {"replica_concurrency", "independent"},
                                {"autoscaling_config", autoscaling},
                                {"traffic", traffic}}}}})}};
 }
@@ -441,6 +509,13 @@ TEST(ServingScenario, BadFieldsAreRefusedNamingThePath) {
       {"/apps/0/serve/max_queued_requests", "-2", "max_queued_requests: expected an integer in [-1,"},
       {"/apps/0/serve/request_timeout_s", "0", "request_timeout_s: expected a number in (0,"},
       {"/apps/0/serve/batching_slowdown", "-1", "batching_slowdown: expected a number in [0, 100]"},
+      {"/apps/0/serve/device_sharing", "\"shared\"", "device_sharing: unknown sharing curve 'shared' (expected time-sliced,"},
+      {"/apps/0/serve/device_sharing", "{\"curve\": [1, 0]}", "device_sharing.curve[1]: expected a number in (0, 1000000], got 0"},
+      {"/apps/0/serve/device_sharing", "{\"curve\": [2]}", "device_sharing.curve[0]: expected v(1) = 1"},
+      {"/apps/0/serve/device_sharing", "{\"curve\": []}", "device_sharing.curve: expected a non-empty array"},
+      {"/apps/0/serve/replica_concurrency", "{\"curve_file\": \"no-such.json\"}", "replica_concurrency.curve_file: cannot read the curve file"},
+      {"/apps/0/serve/replica_concurrency", "{}", "replica_concurrency: expected one of curve (an array) or curve_file"},
+      {"/apps/0/serve/replica_concurrency", "3", "replica_concurrency: expected a preset's name"},
       {"/apps/0/serve/service_time_reference_gpu", "\"B300\"", "unknown GPU model 'B300'"},
       {"/apps/0/serve/service_time_by_gpu", "{\"B300\": \"1s\"}", "service_time_by_gpu.B300: unknown GPU model"},
       {"/apps/0/serve/traffic/rate_per_s", "-1", "traffic.rate_per_s: expected a number in [0, 1000000], got -1"},
