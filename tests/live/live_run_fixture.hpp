@@ -139,6 +139,17 @@ class LiveRunFixture : public ::testing::Test {
       if (comment == run_id || comment.rfind(run_id + "#", 0) == 0) ids.push_back(id);
     return ids;
   }
+  // Whether squeue stops listing the run's jobs within `limit`: a job the
+  // head cancelled as it shut down stays COMPLETING a while on a loaded
+  // machine.
+  bool queue_drains(const std::string& run_id, std::chrono::seconds limit) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (!queued(run_id).empty()) {
+      if (std::chrono::steady_clock::now() > until) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return true;
+  }
   static std::vector<TraceEvent> of(const std::vector<TraceEvent>& ev, const std::string& kind) {
     std::vector<TraceEvent> out;
     for (const auto& e : ev) if (e.kind == kind) out.push_back(e);

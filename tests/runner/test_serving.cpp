@@ -217,6 +217,28 @@ TEST(Serving, ConcurrentRequestsOfOneReplicaAreTimeSlicedByDefault) {
   EXPECT_NEAR(*run(doc).serving.at(0).p99_s, 2 / 1.441, 0.002);
 }
 
+// A trace's own time per request: read as solo work (the default), two 1 s
+// requests served at once by two replicas packed on one time-sliced GPU
+// take 2 s each; read as measured ("exec_time": "as-measured"), 1 s each.
+TEST(Serving, ATracesTimeIsSoloWorkUnlessReadAsMeasured) {
+  TestDir dir;
+  const std::string csv =
+      dir.write("t.csv", "gmt_create,exec_time_seconds\n2024-11-15 16:00:00,1\n2024-11-15 16:00:00,1\n");
+  for (const char* reading : {"solo", "as-measured"}) {
+    Json doc = queue_scenario(2, 1, "1s", 2);
+    doc["cluster"]["partition"][0]["count"] = 1;
+    doc["cluster"]["initial_workers"] = 1;
+    doc["apps"][0]["gpu_memory_mb"] = 8000;
+    doc["apps"][0]["serve"]["traffic"] = {
+        {"trace", {{"format", "gentd26-requests"}, {"path", csv}, {"exec_time", reading}}}};
+    const ServeOutcome o = run(doc).serving.at(0);
+    ASSERT_EQ(o.completed, 2u) << reading;
+    EXPECT_EQ(o.peak_device_busy, std::string(reading) == "solo" ? 2 : 1) << reading;
+    const double service = *o.latency_mean_s - *o.wait_mean_s;
+    EXPECT_NEAR(service, std::string(reading) == "solo" ? 2.0 : 1.0, 1e-3) << reading;
+  }
+}
+
 // Service times are drawn at the engine's microsecond: a fixed 3.33 ms is
 // 3.33 ms, and an exponential's percentiles are not on a millisecond grid.
 TEST(Serving, ServiceTimesAreDrawnToTheMicrosecond) {
@@ -516,6 +538,8 @@ TEST(ServingScenario, BadFieldsAreRefusedNamingThePath) {
       {"/apps/0/serve/replica_concurrency", "{\"curve_file\": \"no-such.json\"}", "replica_concurrency.curve_file: cannot read the curve file"},
       {"/apps/0/serve/replica_concurrency", "{}", "replica_concurrency: expected one of curve (an array) or curve_file"},
       {"/apps/0/serve/replica_concurrency", "3", "replica_concurrency: expected a preset's name"},
+      {"/cluster/cuda_context_mb", "-1", "$.cluster.cuda_context_mb: expected an integer in [0, 65536]"},
+      {"/apps/0/cuda_context_mb", "65537", "$.apps[0].cuda_context_mb: expected an integer in [0, 65536]"},
       {"/apps/0/serve/service_time_reference_gpu", "\"B300\"", "unknown GPU model 'B300'"},
       {"/apps/0/serve/service_time_by_gpu", "{\"B300\": \"1s\"}", "service_time_by_gpu.B300: unknown GPU model"},
       {"/apps/0/serve/traffic/rate_per_s", "-1", "traffic.rate_per_s: expected a number in [0, 1000000], got -1"},
