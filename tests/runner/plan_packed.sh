@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # vramsim plan over replicas packed on one GPU (scenarios/serving/packed-h200.json
-# at 600 requests a second of 3.33 ms): the answer depends on how the GPU is
+# at 600 requests a second of 3.33 ms, for 20 s): the answer depends on how the GPU is
 # shared. Hand-worked capacities, 1 / 3.33 ms = 300 requests a second alone:
 # - independent: n replicas serve 300 n; 3 (900) is the cheapest with p99 <= 50 ms;
 # - h200-resnet50-b1: g(3) = 2.163, 649 a second, still meets it at 3;
@@ -14,7 +14,7 @@ fail() { echo "FAILED: $*"; exit 1; }
 plan() {  # plan EXPECTED_EXIT CURVE
   "$vramsim" plan "$scenario" --slo "req_latency_p99_s<=0.05" --vary apps.0.replicas=1..8 \
     --monotone apps.0.replicas --vary "apps.0.serve.device_sharing=$2" \
-    --vary apps.0.serve.traffic.rate_per_s=600 --seeds 1..4 --objective replica_seconds >"$work/out" 2>"$work/err"
+    --vary apps.0.serve.traffic.rate_per_s=600 --vary apps.0.serve.traffic.end=80s --seeds 1..3 --objective replica_seconds >"$work/out" 2>"$work/err"
   local rc=$?
   [ "$rc" -eq "$1" ] || { cat "$work/out" "$work/err"; fail "plan with $2: exit $rc, expected $1"; }
 }
@@ -35,12 +35,12 @@ grep -q "^no configuration evaluated meets the SLOs" "$work/out" ||
 # The curves as one dimension of the same plan: independent is the answer.
 "$vramsim" plan "$scenario" --slo "req_latency_p99_s<=0.05" --vary apps.0.replicas=1..8 \
   --vary apps.0.serve.device_sharing=time-sliced,independent --vary apps.0.serve.traffic.rate_per_s=600 \
-  --seeds 1..2 --objective replica_seconds >"$work/out" 2>"$work/err" || { cat "$work/out" "$work/err"; fail "plan over both curves"; }
+  --vary apps.0.serve.traffic.end=80s --seeds 1..2 --objective replica_seconds >"$work/out" 2>"$work/err" || { cat "$work/out" "$work/err"; fail "plan over both curves"; }
 grep -q "^chosen: apps.0.replicas=3 apps.0.serve.device_sharing=independent" "$work/out" ||
   { cat "$work/out"; fail "over both curves: expected 3 independent replicas"; }
 # Curves not varied: plan names them beside its answer.
 "$vramsim" plan "$scenario" --slo "req_latency_p99_s<=0.05" --vary apps.0.replicas=3 \
-  --vary apps.0.serve.traffic.rate_per_s=600 --seeds 1 --objective replica_seconds >"$work/out" 2>"$work/err" || { cat "$work/out" "$work/err"; fail "plan, curves as set"; }
+  --vary apps.0.serve.traffic.rate_per_s=600 --vary apps.0.serve.traffic.end=80s --seeds 1 --objective replica_seconds >"$work/out" 2>"$work/err" || { cat "$work/out" "$work/err"; fail "plan, curves as set"; }
 grep -q "^sharing: resnet: device_sharing h200-resnet50-b1, replica_concurrency time-sliced" "$work/out" ||
   { cat "$work/out"; fail "expected the curves named beside the answer"; }
 echo "plan over packed replicas: independent 3, h200-resnet50-b1 3, time-sliced none"
