@@ -22,7 +22,7 @@ struct SharingPreset {
   SpeedCurve curve() const;
 };
 
-// Every preset, in the order `vramsim policies` lists them.
+// Every preset, in the order docs/serving.md lists them.
 const std::vector<SharingPreset>& sharing_presets();
 const SharingPreset* find_sharing_preset(const std::string& name);
 
