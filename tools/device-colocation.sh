@@ -153,13 +153,13 @@ fi
 # The running copies; whatever is left of them when the script ends is stopped.
 copy_pids=()
 descendants() {  # the pid and its descendants, one per line
-  local todo=("$1") p kids
-  while ((${#todo[@]})); do
-    p="${todo[0]}"
-    todo=("${todo[@]:1}")
+  local pending=("$1") p kids
+  while ((${#pending[@]})); do
+    p="${pending[0]}"
+    pending=("${pending[@]:1}")
     echo "$p"
     read -r -d '' -a kids < <(ps -o pid= --ppid "$p" 2>/dev/null) || true
-    todo+=("${kids[@]}")
+    pending+=("${kids[@]}")
   done
 }
 stop_copies() {
