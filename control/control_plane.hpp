@@ -55,6 +55,9 @@ class ControlPlane final : public BackendListener {
   // What each serving app's requests met, up to now.
   std::map<std::string, ServeStats> serve_stats() { return router_.finish(); }
   void keep_serve_windows() { router_.keep_windows(); }
+  // Every request's path (RequestRecords), settled by serve_stats().
+  void keep_request_records(std::size_t expected = 0) { router_.keep_requests(expected); }
+  RequestRecords take_request_records() { return router_.take_requests(); }
   std::vector<ServeWindow> take_serve_window() { return router_.take_window(); }
 
   void node_registered(NodeSpec spec) override;

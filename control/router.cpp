@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 
 #include "models/gpu_models.hpp"
 
@@ -28,6 +29,69 @@ std::optional<double> percentile_with_never(std::vector<float>& v, std::uint64_t
   auto nth = v.begin() + static_cast<std::ptrdiff_t>(rank - 1);
   std::nth_element(v.begin(), nth, v.end());
   return widen_latency(*nth);
+}
+
+const char* to_string(RequestOutcome o) {
+  switch (o) {
+    case RequestOutcome::Completed: return "completed";
+    case RequestOutcome::Refused: return "refused";
+    case RequestOutcome::TimedOut: return "timed_out";
+    case RequestOutcome::Failed: return "failed";
+    case RequestOutcome::Unfinished: return "unfinished";
+  }
+  return "unfinished";
+}
+
+void Router::keep_requests(std::size_t expected) {
+  keep_requests_ = true;
+  expected = std::min(expected, kMaxRequestRecords);
+  records_.app.reserve(expected);
+  records_.arrival.reserve(expected);
+  records_.start.reserve(expected);
+  records_.end.reserve(expected);
+  records_.replica.reserve(expected);
+  records_.cold.reserve(expected);
+  records_.outcome.reserve(expected);
+  record_epoch_.reserve(expected);
+}
+
+std::uint32_t Router::record_arrival(AppServing& s, const Waiting& w) {
+  if (!keep_requests_) return kNoRecord;
+  if (records_.size() >= kMaxRequestRecords)
+    throw std::length_error("more than " + std::to_string(kMaxRequestRecords) + " requests to record in one run");
+  if (s.record_app == kNoRecord) {
+    s.record_app = static_cast<std::uint32_t>(records_.app_names.size());
+    records_.app_names.push_back(s.app->spec.id);
+  }
+  records_.app.push_back(s.record_app);
+  records_.arrival.push_back(w.arrival);
+  records_.start.push_back(-1);
+  records_.end.push_back(-1);
+  records_.replica.push_back(-1);
+  records_.cold.push_back(w.cold ? 1 : 0);
+  records_.outcome.push_back(RequestOutcome::Unfinished);
+  record_epoch_.push_back(0);
+  return static_cast<std::uint32_t>(records_.size() - 1);
+}
+
+void Router::record_end(std::uint32_t record, RequestOutcome outcome, SimTime end) {
+  if (record == kNoRecord) return;
+  records_.outcome[record] = outcome;
+  records_.end[record] = end;
+}
+
+// At the run's end: a request a replica took whose replica's node was lost
+// since (its epoch moved on) failed then; the rest are unfinished.
+void Router::settle_records() {
+  for (std::size_t i = 0; i < records_.size(); ++i) {
+    if (records_.outcome[i] != RequestOutcome::Unfinished || records_.replica[i] < 0) continue;
+    const AppServing& s = serving_.at(records_.app_names[records_.app[i]]);
+    const Slot& slot = s.slots[static_cast<std::size_t>(records_.replica[i])];
+    const std::uint32_t epoch = record_epoch_[i];
+    if (epoch == slot.epoch) continue;
+    records_.outcome[i] = RequestOutcome::Failed;
+    records_.end[i] = epoch < slot.lost_at.size() ? slot.lost_at[epoch] : -1;
+  }
 }
 
 void Router::call(const std::string& app_id, const Json& payload) {
@@ -83,14 +147,17 @@ void Router::serve(const std::string& app_id, Duration service) {
   ++s.stats.arrived;
   ++s.w_arrivals;
   const AppState st = it->second.life.state();
+  const SimTime now = ctx_.exec.now();
   // A deployment that failed, or was deleted, answers with an error at once.
   if (ctx_.exited || st == AppState::DeployFailed || st == AppState::Deleted || st == AppState::Deleting) {
     ++s.stats.refused;
     ++s.w_never;
+    record_end(record_arrival(s, Waiting{now, service, false}), RequestOutcome::Refused, now);
     return;
   }
   expire(s);
-  Waiting w{ctx_.exec.now(), service, s.candidates.empty()};
+  Waiting w{now, service, s.candidates.empty()};
+  w.record = record_arrival(s, w);
   if (w.cold) {
     ++s.stats.cold;
     w.first_cold = !s.cold_start_open;
@@ -104,6 +171,7 @@ void Router::serve(const std::string& app_id, Duration service) {
   if (limit >= 0 && static_cast<long>(s.queue.size()) >= limit) {
     ++s.stats.refused;
     ++s.w_never;
+    record_end(w.record, RequestOutcome::Refused, now);
     return;
   }
   s.queue.push_back(w);
@@ -115,6 +183,8 @@ void Router::expire(AppServing& s) {
   // order, so the expired ones are at the head.
   const SimTime now = ctx_.exec.now();
   while (!s.queue.empty() && s.queue.front().arrival + *s.spec->request_timeout <= now) {
+    // Expiry is looked at lazily: the request ended at its deadline.
+    record_end(s.queue.front().record, RequestOutcome::TimedOut, s.queue.front().arrival + *s.spec->request_timeout);
     s.queue.pop_front();
     ++s.stats.timed_out;
     ++s.w_never;
@@ -160,6 +230,11 @@ void Router::start(AppServing& s, std::size_t replica, const Waiting& w) {
   double work = w.service >= 0 ? static_cast<double>(w.service) : static_cast<double>(slot.model->sample(*s.work, 1));
   work *= slot.scale;
   if (w.cold && !s.stats.first_cold_dispatch) s.stats.first_cold_dispatch = now;
+  if (w.record != kNoRecord) {
+    records_.start[w.record] = now;
+    records_.replica[w.record] = static_cast<std::int32_t>(replica);
+    record_epoch_[w.record] = slot.epoch;
+  }
   if (s.spec->request_timeout) {
     start_timed(s, replica, w, work, w.arrival + *s.spec->request_timeout);
     return;
@@ -208,6 +283,7 @@ void Router::done(AppServing& s, std::size_t replica, std::uint32_t epoch, const
   --s.on_replicas;
   if (slot.accepting) ++s.free_slots;
   const SimTime now = ctx_.exec.now();
+  record_end(w.record, timed_out ? RequestOutcome::TimedOut : RequestOutcome::Completed, now);
   if (timed_out) {
     ++s.stats.timed_out;
     ++s.w_never;
@@ -313,6 +389,10 @@ void Router::replica_gone(const AppRecord& app, std::size_t index, bool lost) {
   // A stopped replica finishes what it holds (Ray drains it); a lost one
   // takes its requests with it.
   if (lost && slot.ongoing > 0) {
+    if (keep_requests_) {
+      slot.lost_at.resize(slot.epoch + 1, -1);
+      slot.lost_at[slot.epoch] = ctx_.exec.now();
+    }
     s.stats.failed += static_cast<std::uint64_t>(slot.ongoing);
     s.on_replicas -= slot.ongoing;
     slot.ongoing = 0;
@@ -372,6 +452,7 @@ std::map<std::string, ServeStats> Router::finish() {
   }
   for (const auto& [id, app] : apps_)
     if (app.spec.serve && !out.count(id)) out.emplace(id, ServeStats{});
+  if (keep_requests_) settle_records();
   return out;
 }
 

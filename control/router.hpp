@@ -28,6 +28,7 @@
 
 #include "control/app_record.hpp"
 #include "control/control_context.hpp"
+#include "engine/huge_page_allocator.hpp"
 
 namespace vramsim {
 
@@ -52,6 +53,31 @@ struct ServeStats {
   std::optional<SimTime> first_cold_arrival, first_cold_dispatch, first_cold_done;
   std::uint64_t never() const { return refused + timed_out + failed + unfinished; }
 };
+
+// How a request ended (RequestRecords): answered; refused at the handle
+// (max_queued_requests, or the app failed or gone); past request_timeout_s,
+// waiting or in service; lost with its replica's node; still queued or in
+// service when the run ended.
+enum class RequestOutcome : std::uint8_t { Completed, Refused, TimedOut, Failed, Unfinished };
+const char* to_string(RequestOutcome o);  // "completed", "refused", "timed_out", "failed", "unfinished"
+
+// Every request of a run, one entry per request in arrival order, kept as
+// columns (Router::keep_requests): about 40 bytes a request. Times are the
+// run's microseconds; -1 where there is none (`start`: never taken by a
+// replica; `end`: unfinished, or failed at an unknown time).
+struct RequestRecords {
+  template <class T>
+  using Column = std::vector<T, HugePageAllocator<T>>;
+  std::vector<std::string> app_names;   // `app` indexes this
+  Column<std::uint32_t> app;
+  Column<SimTime> arrival, start, end;
+  Column<std::int32_t> replica;         // the app's replica index (label app#N); -1: none
+  Column<std::uint8_t> cold;            // arrived while the app had no running replica
+  Column<RequestOutcome> outcome;
+  std::size_t size() const { return arrival.size(); }
+};
+// At most this many requests are recorded in one run (the index is 32 bits).
+inline constexpr std::size_t kMaxRequestRecords = 0xffffffffu;
 
 // A latency kept as a float, as the double its shortest decimal spells.
 double widen_latency(float f);
@@ -96,13 +122,21 @@ class Router {
   // Called before a request arrives or a replica starts or goes.
   std::function<void()> before_change;
   std::vector<ServeWindow> take_window();
+  // Record every request from now on (before the first arrives); finish()
+  // settles the records, take_requests() hands them over. `expected`, the
+  // arrivals the run will likely see, is room made at once (pages are only
+  // touched as records land), so the columns are not copied as they grow.
+  void keep_requests(std::size_t expected = 0);
+  RequestRecords take_requests() { return std::move(records_); }
 
  private:
+  static constexpr std::uint32_t kNoRecord = 0xffffffffu;
   struct Waiting {
     SimTime arrival = 0;
     Duration service = -1;
     bool cold = false;
     bool first_cold = false;  // the first request of a cold start: traced when answered
+    std::uint32_t record = kNoRecord;  // its entry in records_ (keep_requests)
   };
   struct Slot {
     int ongoing = 0;
@@ -113,6 +147,7 @@ class Router {
     double scale = 1;            // the reference kind's TFLOPS / this replica's
     std::size_t candidate = 0;   // position in `candidates` while accepting
     std::uint32_t serving = 0;   // the backend's handle for this replica
+    std::vector<SimTime> lost_at;  // with keep_requests: when each epoch ended by a lost node
   };
   struct AppServing {
     const AppRecord* app = nullptr;
@@ -130,6 +165,7 @@ class Router {
     // The window in progress (keep_windows).
     std::uint64_t w_arrivals = 0, w_completed = 0, w_never = 0;
     std::vector<float> w_latencies;
+    std::uint32_t record_app = kNoRecord;  // with keep_requests: its index in RequestRecords::app_names
   };
   AppServing& serving(const AppRecord& app);
   void expire(AppServing& s);               // queued requests past their deadline
@@ -141,12 +177,18 @@ class Router {
   void start_timed(AppServing& s, std::size_t replica, const Waiting& w, double work, SimTime deadline);
   void set_accepting(AppServing& s, std::size_t replica, bool on);
   void count_replica_time(AppServing& s);
+  std::uint32_t record_arrival(AppServing& s, const Waiting& w);
+  void record_end(std::uint32_t record, RequestOutcome outcome, SimTime end);
+  void settle_records();
 
   ControlContext& ctx_;
   const std::map<std::string, AppRecord>& apps_;
   std::uint64_t calls_ = 0;
   std::map<std::string, AppServing> serving_;
   bool windows_ = false;
+  bool keep_requests_ = false;
+  RequestRecords records_;
+  RequestRecords::Column<std::uint32_t> record_epoch_;  // the replica's epoch when it took the request
 };
 
 }  // namespace vramsim

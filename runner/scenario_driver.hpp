@@ -75,6 +75,7 @@ class ScenarioDriver {
               const std::function<void(RunMetrics&)>& world_metrics);
   // Status snapshots taken, as a JSON array; throws naming the path on failure.
   void write_status_json(const std::string& path) const;
+  const Json& status_snapshots() const { return snapshots_; }
   const std::vector<TraceEvent>& events() const;
   const StatusOptions& status_options() const { return status_opts_; }
 

@@ -12,6 +12,7 @@
 #include "engine/output_file.hpp"
 #include "models/status.hpp"
 #include "analysis/chrome_trace.hpp"
+#include "runner/run_outputs.hpp"
 #include "runner/scenario_driver.hpp"
 
 namespace vramsim {
@@ -148,6 +149,26 @@ void add_background_metrics(const Scenario& sc, const SimSlurmBackend& backend, 
 
 }  // namespace
 
+namespace {
+
+// The arrivals a run will likely see, for the request records' room: each
+// traffic's max_requests or trace length, else its peak rate over the
+// horizon; at most 2^22 (about 160 MB of address space, touched only as
+// records land; past it the columns grow by doubling).
+std::size_t expected_arrivals(const Scenario& sc) {
+  constexpr double kCap = 4194304;
+  double total = 0;
+  for (const auto& [app, t] : sc.traffic) {
+    double n = t.process == TrafficSpec::Process::Trace ? static_cast<double>(t.requests.size())
+                                                        : t.peak_rate() * to_seconds(sc.horizon);
+    if (t.max_requests) n = std::min(n, static_cast<double>(*t.max_requests));
+    total += std::min(n, kCap);
+  }
+  return static_cast<std::size_t>(std::min(total, kCap));
+}
+
+}  // namespace
+
 RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   const std::uint64_t seed = opt.seed.value_or(sc.seed);
   PolicySet policies = parse_policy_spec(opt.policies.value_or(sc.policies));
@@ -170,6 +191,9 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   ScenarioDriver driver(sc, RunView{w.loop, w.cluster, w.backend, w.control, w.trace}, result);
   driver.attach();
   if (!opt.trace_path.empty()) w.trace.add_sink(std::make_shared<JsonLinesSink>(opt.trace_path));
+  if (opt.trace_stream) w.trace.add_sink(std::make_shared<JsonLinesSink>(*opt.trace_stream));
+  const bool requests = opt.keep_requests || !opt.requests_csv_path.empty();
+  if (requests) w.control.keep_request_records(expected_arrivals(sc));
   Json started = {{"scenario", result.scenario}, {"seed", seed}, {"policies", policy_names}};
   // A run whose partition also held a background load: its queue waits
   // hold that contention (what `vramsim calibrate` must not fit again).
@@ -200,7 +224,10 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
       if (p) result.critical_paths.push_back(std::move(*p));
   }
   if (!opt.status_json_path.empty()) driver.write_status_json(opt.status_json_path);
+  if (opt.keep_status_snapshots) result.status_snapshots = driver.status_snapshots();
   if (!opt.chrome_trace_path.empty()) write_chrome_trace(driver.events(), opt.chrome_trace_path);
+  if (requests) result.requests = w.control.take_request_records();
+  if (!opt.requests_csv_path.empty()) write_requests_csv(result.requests, opt.requests_csv_path);
   return result;
 }
 

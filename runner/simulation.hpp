@@ -30,6 +30,10 @@ struct RunOptions {
   Duration serve_window = 60 * kSecond;    // its window
   std::string frag_csv_path;               // one row per arrival (FGD's picture); empty: none
   std::string frag_nodes_csv_path;         // per GPU node at the end, with frag_csv_path; empty: none
+  std::ostream* trace_stream = nullptr;    // the trace as JSON Lines here too (the same bytes as trace_path)
+  bool keep_requests = false;              // every request's path in RunResult::requests
+  std::string requests_csv_path;           // those records as CSV (runner/run_outputs.hpp); empty: none
+  bool keep_status_snapshots = false;      // the status snapshots in RunResult::status_snapshots
 };
 
 struct ExpectationResult {
@@ -121,6 +125,8 @@ struct RunResult {
   std::vector<std::string> status_lines;  // from --status-at and status actions
   std::vector<CriticalPath> critical_paths;
   std::vector<ServeOutcome> serving;      // per serving app
+  RequestRecords requests;                // with RunOptions::keep_requests or requests_csv_path
+  Json status_snapshots = Json::array();  // with RunOptions::keep_status_snapshots: as --status-json writes them
   bool all_held() const;
 };
 

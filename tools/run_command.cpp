@@ -9,9 +9,11 @@
 
 #include "engine/output_file.hpp"
 #include "models/policy_set.hpp"
+#include "runner/run_outputs.hpp"
 #include "runner/simulation.hpp"
 #include "scenario/scenario.hpp"
 #include "tools/option_checks.hpp"
+#include "tools/slurm_array.hpp"
 
 namespace vramsim {
 namespace {
@@ -64,6 +66,12 @@ void add_run_options(CLI::App& app, RunCommand& c) {
                   "write the run in Chrome Trace Event format (Perfetto) to this file")
       ->check(cli::non_empty("a file path"));
   run->add_flag("--critical-path", c.critical_path, "explain each app's time to RUNNING, step by step");
+  run->add_option("--summary-json", c.summary_json,
+                  "write the run's metrics as JSON, by the sweep CSV's column names (docs/python.md)")
+      ->check(cli::non_empty("a file path"));
+  run->add_option("--requests-csv", c.requests_csv,
+                  "write every request: app, arrival, start, end, replica, cold, outcome (docs/serving.md)")
+      ->check(cli::non_empty("a file path"));
 }
 
 void add_compare_options(CLI::App& app, RunCommand& c) {
@@ -143,6 +151,7 @@ bool run_options(const RunCommand& c, RunOptions& opt) {
   }
   opt.frag_csv_path = c.frag_csv;
   opt.frag_nodes_csv_path = c.frag_nodes_csv;
+  opt.requests_csv_path = c.requests_csv;
   if (!c.serve_window.empty()) {
     const auto w = period("--serve-window", c.serve_window, "60s");
     if (!w) return false;
@@ -154,7 +163,14 @@ bool run_options(const RunCommand& c, RunOptions& opt) {
 int run_one(const RunCommand& c, const Scenario& sc) {
   RunOptions opt;
   if (!run_options(c, opt)) return kExitInvalidInput;
+  // Opened before the run: an unwritable path fails at once.
+  std::optional<ReplacingFile> summary;
+  if (!c.summary_json.empty()) summary.emplace(c.summary_json);
   const RunResult r = run_scenario(sc, opt);
+  if (summary) {
+    summary->write(summary_json_text(run_summary(r)));
+    summary->commit();
+  }
   print_summary(r, std::cout);
   // File notes go to stderr so that stdout is the same wherever it runs.
   // run_scenario returns only after every output file was closed intact.
@@ -165,6 +181,8 @@ int run_one(const RunCommand& c, const Scenario& sc) {
   if (!opt.frag_nodes_csv_path.empty())
     std::cerr << "fragmentation per node written to " << opt.frag_nodes_csv_path << "\n";
   if (!opt.serve_timeline_path.empty()) std::cerr << "serving timeline written to " << opt.serve_timeline_path << "\n";
+  if (summary) std::cerr << "summary JSON written to " << c.summary_json << "\n";
+  if (!opt.requests_csv_path.empty()) std::cerr << "requests written to " << opt.requests_csv_path << "\n";
   return r.all_held() ? 0 : kExitExpectation;
 }
 

@@ -23,6 +23,7 @@ struct RunCommand {
   std::string trace_path, policies, status_json, status_csv, status_every;
   std::vector<std::string> status_at;
   std::string serve_timeline, serve_window, frag_csv, frag_nodes_csv, chrome_trace_path;
+  std::string summary_json, requests_csv;
   bool critical_path = false;
   // compare
   std::vector<std::string> mixes, required;

@@ -3,6 +3,7 @@
 // (another exception, a sanitizer report, a signal) is a crash. Built as a
 // libFuzzer target (VRAMSIM_FUZZ) and linked into the replay driver that
 // CTest runs over the seed corpus and every regression input.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "scenario/scenario.hpp"
+#include "runner/run_outputs.hpp"
 #include "runner/simulation.hpp"
 
 namespace {
@@ -60,8 +62,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (sc.horizon > kMaxFuzzHorizon) sc.horizon = kMaxFuzzHorizon;
   RunOptions opt;
   opt.critical_path = true;
+  opt.keep_requests = true;  // every request's record, as run --requests-csv and Python keep them
   const RunResult r = run_scenario(sc, opt);
   std::ostringstream out;
   print_summary(r, out);
+  // The records agree with the run's counts, and the summary is written.
+  std::uint64_t by_stats[5] = {}, by_records[5] = {};
+  for (const auto& o : r.serving) {
+    by_stats[static_cast<int>(RequestOutcome::Completed)] += o.completed;
+    by_stats[static_cast<int>(RequestOutcome::Refused)] += o.refused;
+    by_stats[static_cast<int>(RequestOutcome::TimedOut)] += o.timed_out;
+    by_stats[static_cast<int>(RequestOutcome::Failed)] += o.failed;
+    by_stats[static_cast<int>(RequestOutcome::Unfinished)] += o.unfinished;
+  }
+  for (const auto o : r.requests.outcome) ++by_records[static_cast<int>(o)];
+  if (r.requests.app.size() != r.requests.size() || !std::equal(by_stats, by_stats + 5, by_records))
+    __builtin_trap();
+  out << summary_json_text(run_summary(r));
   return 0;
 }

@@ -15,37 +15,13 @@
 #include "scenario/scenario.hpp"
 #include "tests/support/test_dir.hpp"
 #include "tests/support/sanitized.hpp"
+#include "tests/support/serving_scenarios.hpp"
 
 namespace vramsim {
 namespace {
 
+using testing_support::queue_scenario;
 using testing_support::TestDir;
-
-// A static cluster of `replicas` one-GPU nodes, one app of `replicas`
-// replicas with max_ongoing_requests 1: an M/x/c queue once it runs.
-Json queue_scenario(int replicas, double rate, const Json& service, std::uint64_t requests) {
-  return Json{
-      {"name", "queue"},
-      {"horizon", "30d"},
-      {"cluster",
-       {{"mode", "static"},
-        {"initial_workers", replicas},
-        {"worker_defaults", {{"time_limit", "365d"}}},
-        {"partition", Json::array({{{"count", replicas}, {"gpus", 1}, {"gpu", "A100-SXM4-80GB"}}})}}},
-      // A whole GPU per replica: independent servers, as Erlang C assumes.
-      {"apps", Json::array({{{"id", "m"},
-                             {"gpu_memory_mb", -1},
-                             {"replicas", replicas},
-                             {"deploy_at", 0},
-                             {"serve",
-                              {{"max_ongoing_requests", 1},
-                               {"service_time", service},
-                               {"traffic",
-                                {{"process", "poisson"},
-                                 {"rate_per_s", rate},
-                                 {"start", "60s"},
-                                 {"max_requests", requests}}}}}}})}};
-}
 
 RunResult run(const Json& doc, const std::string& trace = "") {
   const Scenario sc = parse_scenario(doc, "serving-test.json");
