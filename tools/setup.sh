@@ -10,6 +10,11 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # the scheduler cross-check (tests/workload/ref_sched.py) and tools/bench-replay
   python3
+  # `import vramsim` (python/, docs/python.md): the module, NumPy for its
+  # request columns; its tests (pytest) and the example notebook, run
+  # headless (nbconvert, a Python kernel, pandas, matplotlib)
+  pybind11-dev python3-dev python3-numpy
+  python3-pytest python3-pandas python3-matplotlib jupyter-nbconvert python3-ipykernel python3-nbformat
   # the scenario fuzzer (tools/fuzz.sh): libFuzzer from clang
   clang libclang-rt-14-dev
   # the linker: lld, faster than ld on the sanitizer build's many test binaries
