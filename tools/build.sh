@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Configures and builds vramsim into build/ (or $1), passing extra CMake args.
+# Configures and builds vramsim into build/ (or $1), passing extra CMake args;
+# warnings are errors here (VRAMSIM_WERROR), as in every build of the project's own.
 #   tools/build.sh                    release build in build/
 #   tools/build.sh build-asan -DVRAMSIM_SANITIZE=ON
 #   VRAMSIM_TARGETS="vramsim" tools/build.sh   only these targets
@@ -35,7 +36,7 @@ opt="-O2 -g -DNDEBUG" unity=OFF
 # passes it), so build/ goes back to -O2 test sources after the test
 # command's CUDA step.
 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$opt" \
-  -DVRAMSIM_UNITY=$unity -DVRAMSIM_TEST_OPT= "${launcher[@]}" "$@" \
+  -DVRAMSIM_UNITY=$unity -DVRAMSIM_TEST_OPT= -DVRAMSIM_WERROR=ON "${launcher[@]}" "$@" \
   >"$dir.configure.log" 2>&1 \
   || { cat "$dir.configure.log"; exit 1; }
 # shellcheck disable=SC2086
