@@ -558,6 +558,9 @@ py::dict py_plan(py::handle scenario, py::handle slo, py::handle vary, py::handl
   out["chosen"] = row_or_none(r.chosen);
   out["runner_up"] = row_or_none(r.runner_up);
   out["closest"] = row_or_none(r.closest);
+  py::list hopeless;
+  for (std::size_t i : r.hopeless) hopeless.append(rows[i]);
+  out["hopeless"] = hopeless;
   out["rows"] = rows;
   out["combinations"] = r.combinations;
   out["runs"] = r.runs;

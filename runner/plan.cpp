@@ -83,14 +83,21 @@ double metric_upper_limit(const std::string& name) {
 Slo parse_slo_arg(const std::string& text) {
   const std::string what = "--slo '" + text + "': expected METRIC<=VALUE, METRIC<VALUE, METRIC>=VALUE or METRIC>VALUE " +
                            "with a run metric (docs/sweeps.md) such as req_latency_p99_s<=10";
+  // Spaces around the metric, the operator and the value are allowed
+  // ("req_latency_p99_s <= 10", as docs/serving.md writes it).
+  auto trimmed = [](const std::string& t) {
+    const auto b = t.find_first_not_of(" \t");
+    return b == std::string::npos ? std::string() : t.substr(b, t.find_last_not_of(" \t") - b + 1);
+  };
   const auto at = text.find_first_of("<>");
-  if (at == std::string::npos || at == 0) throw PlanError(what);
+  if (at == std::string::npos) throw PlanError(what);
   Slo s;
-  s.text = text;
-  s.metric = text.substr(0, at);
+  s.metric = trimmed(text.substr(0, at));
+  if (s.metric.empty()) throw PlanError(what);
   const bool eq = at + 1 < text.size() && text[at + 1] == '=';
   s.op = text[at] == '<' ? (eq ? Slo::Op::AtMost : Slo::Op::Below) : (eq ? Slo::Op::AtLeast : Slo::Op::Above);
-  const std::string v = text.substr(at + (eq ? 2 : 1));
+  const std::string v = trimmed(text.substr(at + (eq ? 2 : 1)));
+  s.text = s.metric + text.substr(at, eq ? 2 : 1) + v;
   if (!parse_double(v, s.value)) throw PlanError(what);
   if (!is_run_metric(s.metric))
     throw PlanError("--slo '" + text + "': '" + s.metric + "' is not a run metric (docs/sweeps.md lists them)");
@@ -471,6 +478,12 @@ class Search {
                                                    [&](const PlanRow& row) { return row.combination == c; }) -
                                       r.rows.begin());
     };
+    if (declared_) {
+      const std::size_t last = spec_.grid.params[*declared_].values.size() - 1;
+      for (std::size_t i = 0; i < r.rows.size(); ++i)
+        if (spec_.grid.values_of(r.rows[i].combination)[*declared_] == last && r.rows[i].slo_met == false)
+          r.hopeless.push_back(i);
+    }
     if (chosen) r.chosen = row_of(*chosen);
     if (runner_up) r.runner_up = row_of(*runner_up);
     if (!r.chosen) {

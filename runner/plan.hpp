@@ -108,6 +108,11 @@ struct PlanResult {
   std::vector<PlanRow> rows;  // the evaluated configurations, in grid order
   std::optional<std::size_t> chosen, runner_up;  // indices into rows
   std::optional<std::size_t> closest;  // with no configuration meeting the SLOs: the least violation
+  // Lines that meet the SLOs at no value: along the last --monotone
+  // dimension a later value is declared never worse, so a line whose last
+  // value misses an SLO misses it everywhere. Each is the row of that last
+  // value, in grid order.
+  std::vector<std::size_t> hopeless;
   std::size_t combinations = 0, runs = 0, rounds = 0;
 };
 

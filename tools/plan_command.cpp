@@ -255,6 +255,33 @@ void print_sharing(const PlanSpec& spec, const Scenario& base) {
   }
 }
 
+// The lines that meet the SLOs at no value of the --monotone dimension
+// ("apps.0.gpu=T4 at any apps.0.replicas up to 48") and the first SLO its
+// last value misses.
+void print_hopeless(const PlanSpec& spec, const PlanResult& r) {
+  std::size_t m = 0;
+  for (std::size_t p = 0; p < spec.monotone.size(); ++p)
+    if (spec.monotone[p]) m = p;
+  for (std::size_t i : r.hopeless) {
+    const PlanRow& row = r.rows[i];
+    const auto values = spec.grid.values_of(row.combination);
+    std::string others;
+    for (std::size_t p = 0; p < spec.grid.params.size(); ++p)
+      if (p != m) others += (others.empty() ? "" : " ") + spec.grid.params[p].path + "=" + spec.grid.params[p].spelled[values[p]];
+    std::cout << "never meets the SLOs" << (others.empty() ? std::string() : ": " + others) << " at any "
+              << spec.grid.params[m].path << " up to " << spec.grid.params[m].spelled[values[m]];
+    for (std::size_t k = 0; k < spec.slos.size(); ++k) {
+      const Slo& s = spec.slos[k];
+      if (s.holds(row.bound[k])) continue;
+      std::cout << " (" << s.metric << ": " << figure(spec.confidence * 100) << " % " << (s.upper() ? "upper" : "lower")
+                << " bound " << figure(row.bound[k]) << " there, over " << row.seeds_run << " seed(s); the SLO is "
+                << s.condition() << ")";
+      break;
+    }
+    std::cout << "\n";
+  }
+}
+
 // What the search did, the answer and the runner-up (or the closest miss).
 void print_plan(const PlanSpec& spec, const PlanResult& r, double secs) {
   std::cout << "plan: " << r.combinations << " configuration(s) x " << spec.grid.seeds.size() << " seed(s); evaluated "
@@ -268,6 +295,7 @@ void print_plan(const PlanSpec& spec, const PlanResult& r, double secs) {
   }
   std::cout << "  stopped early: " << fails << " certain to miss an SLO, " << pruned
             << " unable to beat the best found\n";
+  print_hopeless(spec, r);
   if (r.chosen) {
     std::cout << "chosen: " << setting(spec, r.rows[*r.chosen].combination) << "\n";
     print_row(spec, r.rows[*r.chosen], std::cout);

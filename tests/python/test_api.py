@@ -160,6 +160,17 @@ def test_plan_gives_the_clis_answer_and_rows(tmp_path):
     assert got["chosen"]["apps.0.replicas"] == 5
     assert got["runner_up"]["apps.0.replicas"] == 6
     assert got["combinations"] == 8 and got["runs"] < 8 * 4
+    assert got["hopeless"] == []
+    # Erlang C: up to 3 replicas the wait never gets under 10 ms; the CLI
+    # names the line, with spaces around the SLO's operator.
+    few = ["--vary", "apps.0.replicas=1..3", "--monotone", "apps.0.replicas", "--seeds", "1..4",
+           "--objective", "replica_seconds", "--slo", "req_wait_mean_s <= 0.01"]
+    p = cli("plan", name, *few, cwd=tmp_path, ok=(1,))
+    got = vramsim.plan(name, slo="req_wait_mean_s <= 0.01", vary={"apps.0.replicas": "1..3"},
+                       monotone="apps.0.replicas", seeds=range(1, 5), objective="replica_seconds")
+    assert got["chosen"] is None and [h["apps.0.replicas"] for h in got["hopeless"]] == [3]
+    assert any(line.startswith("never meets the SLOs at any apps.0.replicas up to 3 (req_wait_mean_s: ")
+               for line in p.stdout.splitlines()), p.stdout
 
 
 def test_a_bad_scenario_raises_the_clis_message(tmp_path):

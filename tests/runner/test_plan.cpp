@@ -73,8 +73,16 @@ TEST(PlanArgs, SlosAreParsedAndBadOnesNamed) {
   EXPECT_EQ(a.op, Slo::Op::Above);
   EXPECT_FALSE(a.upper());
   EXPECT_FALSE(a.holds(0.99));
-  for (const char* bad : {"req_latency_p99_s", "<=3", "req_latency_p99_s<=x", "nonsense_metric<=1",
-                          "req_slo_attainment>=1.5", "req_latency_p99_s<=-1", "req_latency_p99_s<=inf"}) {
+  // Spaces around the operator, as docs/serving.md writes it.
+  const Slo spaced = parse_slo_arg("  req_latency_p99_s <= 10 ");
+  EXPECT_EQ(spaced.metric, "req_latency_p99_s");
+  EXPECT_EQ(spaced.op, Slo::Op::AtMost);
+  EXPECT_DOUBLE_EQ(spaced.value, 10);
+  EXPECT_EQ(spaced.text, "req_latency_p99_s<=10");
+  EXPECT_EQ(parse_slo_arg("req_slo_attainment >0.99").op, Slo::Op::Above);
+  for (const char* bad : {"req_latency_p99_s", "<=3", " <= 3", "req_latency_p99_s<=x", "req_latency_p99_s < = 1",
+                          "req_latency_p99_s <=", "nonsense_metric<=1", "req_slo_attainment>=1.5",
+                          "req_latency_p99_s<=-1", "req_latency_p99_s<=inf"}) {
     try {
       parse_slo_arg(bad);
       ADD_FAILURE() << bad << " was accepted";
@@ -195,6 +203,34 @@ TEST(PlanSearch, ACertainMissStopsItsSeedsEarly) {
   EXPECT_TRUE(early) << "x = 5 (latency 80) misses after its first 4 seeds";
   EXPECT_FALSE(r.chosen) << "no x up to 8 brings 400 / x under 10";
   EXPECT_LT(runs, r.rows.size() * 20);
+}
+
+TEST(PlanSearch, ALineThatMissesAtItsLastValueIsNamedHopeless) {
+  // Two kinds by 1..8 workers; latency 100 / x (kind 1) or 1000 / x (kind
+  // 2), +-10 % by seed; SLO <= 30. By hand: kind 1 passes from x = 4
+  // (25 * 1.1 = 27.5); kind 2's best, 1000 / 8 * 0.9 = 112.5, misses, so its
+  // line is hopeless and kind 1's is not. Searched or exhaustive, the same.
+  for (bool exhaustive : {false, true}) {
+    PlanSpec spec;
+    spec.grid.params.push_back(parse_vary("apps.0.kind=1,2"));
+    spec.grid.params.push_back(parse_vary("cluster.max_workers=1..8"));
+    for (std::uint64_t s = 1; s <= 6; ++s) spec.grid.seeds.push_back(s);
+    spec.monotone = {false, true};
+    spec.slos.push_back(parse_slo_arg("req_latency_p99_s<=30"));
+    spec.objective = "cost_usd";
+    spec.exhaustive = exhaustive;
+    std::size_t runs = 0;
+    const auto f = [](const std::vector<double>& x, std::uint64_t seed) {
+      const double noise = 1 + 0.1 * (static_cast<double>(seed % 5) - 2) / 2;
+      return std::vector<double>{(x[0] == 1 ? 100 : 1000) / x[1] * noise, x[1]};
+    };
+    const PlanResult r = run_plan(spec, FakeEvaluator{&spec, f, &runs});
+    ASSERT_EQ(r.hopeless.size(), 1u) << "exhaustive " << exhaustive;
+    EXPECT_EQ(spec.grid.setting_of(r.rows[r.hopeless[0]].combination), "apps.0.kind=2 cluster.max_workers=8");
+    EXPECT_EQ(r.rows[r.hopeless[0]].slo_met, false);
+    ASSERT_TRUE(r.chosen);
+    EXPECT_EQ(spec.grid.setting_of(r.rows[*r.chosen].combination), "apps.0.kind=1 cluster.max_workers=4");
+  }
 }
 
 TEST(PlanSearch, NoConfigurationMeetingTheSlosNamesTheClosest) {
