@@ -57,6 +57,7 @@ class ControlPlane final : public BackendListener {
   void keep_serve_windows() { router_.keep_windows(); }
   // Every request's path (RequestRecords), settled by serve_stats().
   void keep_request_records(std::size_t expected = 0) { router_.keep_requests(expected); }
+  const std::map<std::string, ServeLosses>& serving_losses_by_job() const { return router_.losses_by_job(); }
   RequestRecords take_request_records() { return router_.take_requests(); }
   std::vector<ServeWindow> take_serve_window() { return router_.take_window(); }
 

@@ -388,6 +388,11 @@ void Router::replica_gone(const AppRecord& app, std::size_t index, bool lost) {
   Slot& slot = s.slots[index];
   // A stopped replica finishes what it holds (Ray drains it); a lost one
   // takes its requests with it.
+  if (lost) {
+    ServeLosses& l = losses_by_job_[slot.job];
+    ++l.replicas;
+    l.requests += static_cast<std::uint64_t>(slot.ongoing);
+  }
   if (lost && slot.ongoing > 0) {
     if (keep_requests_) {
       slot.lost_at.resize(slot.epoch + 1, -1);

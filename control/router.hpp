@@ -79,6 +79,12 @@ struct RequestRecords {
 // At most this many requests are recorded in one run (the index is 32 bits).
 inline constexpr std::size_t kMaxRequestRecords = 0xffffffffu;
 
+// Serving replicas lost with one worker job's node, and the requests they
+// held then (Router::losses_by_job).
+struct ServeLosses {
+  std::uint64_t replicas = 0, requests = 0;
+};
+
 // A latency kept as a float, as the double its shortest decimal spells.
 double widen_latency(float f);
 
@@ -128,6 +134,8 @@ class Router {
   // touched as records land), so the columns are not copied as they grow.
   void keep_requests(std::size_t expected = 0);
   RequestRecords take_requests() { return std::move(records_); }
+  // RUNNING serving replicas lost with their node, by the node's worker job.
+  const std::map<std::string, ServeLosses>& losses_by_job() const { return losses_by_job_; }
 
  private:
   static constexpr std::uint32_t kNoRecord = 0xffffffffu;
@@ -188,6 +196,7 @@ class Router {
   bool windows_ = false;
   bool keep_requests_ = false;
   RequestRecords records_;
+  std::map<std::string, ServeLosses> losses_by_job_;
   RequestRecords::Column<std::uint32_t> record_epoch_;  // the replica's epoch when it took the request
 };
 

@@ -287,7 +287,9 @@ ExpectationResult check_metric(const Expectation& e, const RunMetrics& m) {
       {"req_wait_mean_s", m.req_wait_mean_s}, {"req_latency_mean_s", m.req_latency_mean_s},
       {"req_latency_p50_s", m.req_latency_p50_s},
       {"req_latency_p95_s", m.req_latency_p95_s}, {"req_latency_p99_s", m.req_latency_p99_s},
-      {"req_slo_attainment", m.req_slo_attainment}, {"replica_seconds", m.replica_seconds}};
+      {"req_slo_attainment", m.req_slo_attainment}, {"replica_seconds", m.replica_seconds},
+      {"jobs_timeout_serving", m.jobs_timeout_serving}, {"replicas_lost_time_limit", m.replicas_lost_time_limit},
+      {"req_failed_time_limit", m.req_failed_time_limit}};
   r.description = "metric " + e.metric;
   const std::optional<double> measured = values.at(e.metric);
   if (!measured) {
@@ -440,6 +442,9 @@ void RunMetrics::for_each(const std::function<void(const char*, std::optional<do
   f("req_latency_p99_s", req_latency_p99_s);
   f("req_slo_attainment", req_slo_attainment);
   f("replica_seconds", replica_seconds);
+  f("jobs_timeout_serving", jobs_timeout_serving);
+  f("replicas_lost_time_limit", replicas_lost_time_limit);
+  f("req_failed_time_limit", req_failed_time_limit);
   f("cost_usd", cost_usd);
   // Sampled means, with a workload's utilisation samples (docs/workloads-openb.md).
   const auto sampled = [this](double v) { return utilisation_samples > 0 ? std::optional<double>(v) : std::nullopt; };

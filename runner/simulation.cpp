@@ -151,6 +151,24 @@ void add_background_metrics(const Scenario& sc, const SimSlurmBackend& backend, 
 
 namespace {
 
+// Worker jobs the time limit ended while they held RUNNING serving replicas,
+// and what went with them (RunMetrics::jobs_timeout_serving).
+void add_time_limit_metrics(const SimSlurmBackend& backend, const std::map<std::string, ServeLosses>& losses,
+                            RunMetrics& m) {
+  double jobs = 0, replicas = 0, requests = 0;
+  for (const SimJob& j : backend.jobs()) {
+    if (j.life.state() != JobState::Timeout) continue;
+    auto it = losses.find(j.id);
+    if (it == losses.end()) continue;
+    ++jobs;
+    replicas += static_cast<double>(it->second.replicas);
+    requests += static_cast<double>(it->second.requests);
+  }
+  m.jobs_timeout_serving = jobs;
+  m.replicas_lost_time_limit = replicas;
+  m.req_failed_time_limit = requests;
+}
+
 // The arrivals a run will likely see, for the request records' room: each
 // traffic's max_requests or trace length, else its peak rate over the
 // horizon; at most 2^22 (about 160 MB of address space, touched only as
@@ -215,6 +233,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
   const SimTime end = w.loop.now();
   driver.finish(end, w.loop.events_run(), Json::object(), [&](RunMetrics& m) {
     add_job_metrics(w.backend, sc.slurm.scheduling, end, w.control.shutdown_done_at(), m);
+    if (!sc.traffic.empty()) add_time_limit_metrics(w.backend, w.control.serving_losses_by_job(), m);
     if (!sc.slurm.background.empty()) add_background_metrics(sc, w.backend, end, m);
   });
   if (opt.critical_path) {
@@ -242,6 +261,15 @@ std::string gpus_figure(double v) {
 }
 }  // namespace
 
+std::string time_limit_note(const RunMetrics& m) {
+  auto count = [](std::optional<double> v) { return format_number(v.value_or(0)); };
+  return "time limit: " + count(m.jobs_timeout_serving) +
+         " worker job(s) reached their time_limit while serving; " + count(m.replicas_lost_time_limit) +
+         " replica(s) lost with their nodes (a replacement is a cold start) and " + count(m.req_failed_time_limit) +
+         " request(s) lost with them (a longer cluster.worker_defaults.time_limit trades these for longer jobs: "
+         "docs/serving.md, \"Worker time limits\")";
+}
+
 void print_summary(const RunResult& r, std::ostream& out) {
   out << "scenario " << r.scenario << "  policies " << r.policies << "  seed " << r.seed << "\n\n";
   out << std::left << std::setw(18) << "app" << std::setw(10) << "admitted" << std::setw(15) << "state"
@@ -255,6 +283,7 @@ void print_summary(const RunResult& r, std::ostream& out) {
   const auto& m = r.metrics;
   out << "\njobs submitted " << m.jobs_submitted << ", cancelled " << m.jobs_cancelled << ", timed out "
       << m.jobs_timeout << "; scale-ups " << m.scale_ups << ", scale-downs " << m.scale_downs << "\n";
+  if (m.jobs_timeout_serving && *m.jobs_timeout_serving > 0) out << time_limit_note(m) << "\n";
   if (m.shut_down)
     out << "after shutdown: " << m.jobs_left << " job(s) left behind, orphaned allocation "
         << format_number(std::round(m.orphaned_job_seconds)) << " job-s\n";

@@ -87,6 +87,11 @@ struct RunMetrics {
   std::optional<double> req_completed, req_refused, req_timed_out, req_cold, req_failed, req_unfinished;
   std::optional<double> req_wait_mean_s, req_latency_mean_s, req_latency_p50_s, req_latency_p95_s, req_latency_p99_s;
   std::optional<double> req_slo_attainment, replica_seconds;
+  // Worker jobs that hit their SLURM time limit while holding a RUNNING
+  // serving replica, the serving replicas lost with their nodes (each one
+  // the app starts again from cold) and the requests those replicas held.
+  // nullopt in a run without a serving app.
+  std::optional<double> jobs_timeout_serving, replicas_lost_time_limit, req_failed_time_limit;
   // GPU-hours the worker jobs held, by GPU model (a job of the exclusive
   // partition holds every GPU of its node), and their cost at the price
   // table; cost is nullopt when a model has no price (listed in unpriced).
@@ -131,6 +136,11 @@ struct RunResult {
 };
 
 RunResult run_scenario(const Scenario& scenario, const RunOptions& options);
+
+// The line `run` prints when worker jobs reached their time limit while
+// serving (RunMetrics::jobs_timeout_serving > 0): how many, the replicas and
+// requests lost with them.
+std::string time_limit_note(const RunMetrics& m);
 
 // The scenario's apps as task shapes (one per app, in order), by replicas:
 // an exact GPU request as it is, -1 a whole GPU, a VRAM figure as a share of

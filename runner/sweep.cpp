@@ -4,12 +4,15 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 #include <unistd.h>
 
+#include "analysis/report.hpp"
 #include "runner/simulation.hpp"
 #include "runner/sweep_parts.hpp"
 
@@ -357,6 +360,39 @@ std::string merge_parts(const std::string& header, const std::vector<std::string
     out.append(parts[i], header.size());
   }
   return out;
+}
+
+// One line when worker jobs reached their time limit while serving in any
+// run of the sweep's CSV (RunMetrics::jobs_timeout_serving); empty if none.
+std::string sweep_time_limit_line(const std::string& csv) {
+  std::istringstream in(csv);
+  std::vector<std::string> cells;
+  std::size_t line = 0;
+  if (!read_csv_record(in, cells, line, "sweep")) return "";
+  const std::vector<std::string> header = cells;
+  auto column = [&](const char* name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  const std::size_t jobs_at = column("jobs_timeout_serving"), replicas_at = column("replicas_lost_time_limit"),
+                    requests_at = column("req_failed_time_limit");
+  double jobs = 0, replicas = 0, requests = 0;
+  std::size_t runs = 0, hit = 0;
+  auto value = [&](std::size_t at) { return at < cells.size() ? std::strtod(cells[at].c_str(), nullptr) : 0.0; };
+  while (read_csv_record(in, cells, line, "sweep")) {
+    ++runs;
+    if (value(jobs_at) <= 0) continue;
+    ++hit;
+    jobs += value(jobs_at);
+    replicas += value(replicas_at);
+    requests += value(requests_at);
+  }
+  if (hit == 0) return "";
+  std::ostringstream out;
+  out << "sweep: time limit: in " << hit << " of " << runs << " runs worker jobs reached their time_limit while "
+      << "serving (" << jobs << " job(s) in all; " << replicas << " replica(s) lost, each replacement a cold start, "
+      << requests << " request(s) lost); see the columns jobs_timeout_serving, replicas_lost_time_limit and "
+      << "req_failed_time_limit, and docs/serving.md, \"Worker time limits\"\n";
+  return out.str();
 }
 
 }  // namespace vramsim

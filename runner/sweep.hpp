@@ -122,4 +122,9 @@ std::string part_shape_problem(const std::string& header, const std::string& par
 std::string merge_parts(const std::string& header, const std::vector<std::string>& parts, std::size_t runs,
                         const std::vector<std::string>& part_names);
 
+// The line `sweep` prints when worker jobs reached their time limit while
+// serving in any run of its CSV (the jobs_timeout_serving column above 0):
+// in how many runs, and the replicas and requests lost. Empty when none.
+std::string sweep_time_limit_line(const std::string& csv);
+
 }  // namespace vramsim

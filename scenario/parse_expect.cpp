@@ -23,7 +23,8 @@ const std::vector<std::string> kMetrics = {"jobs_submitted", "jobs_cancelled", "
                                            "req_completed", "req_refused", "req_timed_out", "req_cold",
                                            "req_failed", "req_unfinished", "req_wait_mean_s", "req_latency_mean_s", "req_latency_p50_s",
                                            "req_latency_p95_s", "req_latency_p99_s", "req_slo_attainment",
-                                           "replica_seconds"};
+                                           "replica_seconds", "jobs_timeout_serving", "replicas_lost_time_limit",
+                                           "req_failed_time_limit"};
 const std::vector<std::string> kInvariants = {"max_worker_jobs", "device_vram_within_total",
                                               "no_jobs_after_shutdown"};
 

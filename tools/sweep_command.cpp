@@ -59,6 +59,7 @@ std::unique_ptr<SweepCommand> add_sweep_command(CLI::App& app) {
 
 namespace {
 
+
 // A bar redrawn in place on a terminal; elsewhere a line every tenth.
 class Progress {
  public:
@@ -249,7 +250,7 @@ int merge_slices(const SweepCommand& c, SliceParts& sp, const std::vector<std::s
   write_then_rename(c.out, {merged});
   std::cerr << "sweep: " << sp.runs << " runs merged from " << sp.tasks << " part(s)";
   if (c.resume) std::cerr << " (" << sp.tasks - rerun.size() << " reused, " << rerun.size() << " rerun)";
-  std::cerr << "; written to " << c.out << "\n";
+  std::cerr << "; written to " << c.out << "\n" << sweep_time_limit_line(merged);
   return 0;
 }
 
@@ -337,6 +338,7 @@ int run_sweep_command(const SweepCommand& c) {
     if (c.checksums) write_part_stamp(c, scenario_sum, csv, rows.size());
     std::cerr << "sweep: " << rows.size() << " runs on " << threads << " thread(s) in " << std::fixed
               << std::setprecision(2) << secs << " s; written to " << c.out << "\n";
+    std::cerr << sweep_time_limit_line(csv);
     return 0;
   } catch (const SweepError& e) {
     std::cerr << "vramsim sweep: " << e.what() << "\n";

@@ -13,6 +13,7 @@
 
 #include "runner/run_outputs.hpp"
 #include "runner/simulation.hpp"
+#include "runner/sweep.hpp"
 #include "scenario/scenario.hpp"
 #include "tests/support/serving_scenarios.hpp"
 #include "tests/support/test_dir.hpp"
@@ -189,6 +190,73 @@ TEST(RunSummary, HoldsEverySweepColumnAndSpellsNeverAsAnOverflowingNumber) {
   EXPECT_TRUE(back["req_latency_p99_s"].is_null());
   EXPECT_EQ(back["req_completed"], 2.0);
   EXPECT_EQ(back["events"], s["events"]);
+}
+
+// The worker job's time limit (10 min) ends the only node with a request in
+// service (one every 10 s, 100 s each): by hand, one job, one replica and one
+// request lost. The static cluster submits no job after it, so nothing else
+// is lost before the 20 min horizon.
+Json timed_out_while_serving(const std::string& limit) {
+  Json doc = one_server(0.1, "100s", 200);
+  doc["cluster"]["worker_defaults"]["time_limit"] = limit;
+  doc["horizon"] = "20m";
+  return doc;
+}
+
+TEST(TimeLimit, AJobEndedWhileServingIsCountedWithTheReplicaAndRequestsItTook) {
+  const RunResult r = run_kept(timed_out_while_serving("10m"));
+  const RunMetrics& m = r.metrics;
+  EXPECT_EQ(m.jobs_timeout, 1);
+  ASSERT_TRUE(m.jobs_timeout_serving && m.replicas_lost_time_limit && m.req_failed_time_limit);
+  EXPECT_EQ(*m.jobs_timeout_serving, 1);
+  EXPECT_EQ(*m.replicas_lost_time_limit, 1);
+  EXPECT_EQ(*m.req_failed_time_limit, static_cast<double>(r.serving.at(0).failed));
+  EXPECT_EQ(*m.req_failed_time_limit, 1);
+  std::ostringstream out;
+  print_summary(r, out);
+  EXPECT_NE(out.str().find("time limit: 1 worker job(s) reached their time_limit while serving; 1 replica(s) lost "
+                           "with their nodes (a replacement is a cold start) and 1 request(s) lost with them"),
+            std::string::npos)
+      << out.str();
+  const Json s = run_summary(r);
+  EXPECT_EQ(s["jobs_timeout_serving"], 1.0);
+}
+
+TEST(TimeLimit, NoLineWhenNoJobReachesItAndNoFigureWithoutServing) {
+  const RunResult r = run_kept(timed_out_while_serving("365d"));
+  EXPECT_EQ(r.metrics.jobs_timeout, 0);
+  EXPECT_EQ(r.metrics.jobs_timeout_serving, 0.0);
+  std::ostringstream out;
+  print_summary(r, out);
+  EXPECT_EQ(out.str().find("time limit:"), std::string::npos) << out.str();
+  // Without traffic nothing serves: not measured.
+  Json quiet = timed_out_while_serving("10m");
+  quiet["apps"][0].erase("serve");
+  const RunResult q = run_kept(quiet);
+  EXPECT_EQ(q.metrics.jobs_timeout, 1);
+  EXPECT_FALSE(q.metrics.jobs_timeout_serving);
+}
+
+TEST(TimeLimit, TheSweepSaysInHowManyRunsAndWhatWasLost) {
+  SweepGrid g;
+  g.params.push_back(parse_set(R"(cluster.worker_defaults.time_limit="10m","365d")"));
+  g.seeds = {1, 2};
+  const auto scenarios = expand_scenarios(timed_out_while_serving("10m"), "records-test.json", g);
+  std::string csv = sweep_csv_header(g);
+  for (const auto& row : run_sweep(g, scenarios, 0, g.size(), 1)) csv += row;
+  // Two seeds at 10 min, each one job, one replica, one request (above).
+  EXPECT_EQ(sweep_time_limit_line(csv),
+            "sweep: time limit: in 2 of 4 runs worker jobs reached their time_limit while serving (2 job(s) in all; "
+            "2 replica(s) lost, each replacement a cold start, 2 request(s) lost); see the columns "
+            "jobs_timeout_serving, replicas_lost_time_limit and req_failed_time_limit, and docs/serving.md, "
+            "\"Worker time limits\"\n");
+  SweepGrid none = g;
+  none.params[0] = parse_set(R"(cluster.worker_defaults.time_limit="365d")");
+  std::string quiet = sweep_csv_header(none);
+  for (const auto& row : run_sweep(none, expand_scenarios(timed_out_while_serving("10m"), "records-test.json", none),
+                                   0, none.size(), 1))
+    quiet += row;
+  EXPECT_EQ(sweep_time_limit_line(quiet), "");
 }
 
 }  // namespace
