@@ -254,6 +254,13 @@ TrafficSpec parse_traffic(Obj& to, const std::string& app_id, bool* as_measured)
     } else {
       t.process = TrafficSpec::Process::Diurnal;
       t.mean_rate_per_s = to.number("mean_rate_per_s", t.mean_rate_per_s, 0, kMaxRate);
+      if (to.has("peak_to_mean")) {
+        if (to.has("amplitude"))
+          to.fail(to.at("peak_to_mean"), "expected amplitude (a sinusoid, peak at most twice the mean) or "
+                                         "peak_to_mean (the raised form, any peak), not both");
+        t.peak_to_mean = to.number("peak_to_mean", 2, 1, 100);
+        t.power = diurnal_power(*t.peak_to_mean);
+      }
       t.amplitude = to.number("amplitude", t.amplitude, 0, 1);
       t.period = to.duration("period", t.period);
       if (t.period <= 0) to.fail(to.at("period"), "expected a positive duration");

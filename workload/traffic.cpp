@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace vramsim {
 
@@ -12,7 +13,7 @@ constexpr double kTwoPi = 6.283185307179586476925286766559;
 double TrafficSpec::peak_rate() const {
   switch (process) {
     case Process::Poisson: return rate_per_s;
-    case Process::Diurnal: return mean_rate_per_s * (1 + amplitude);
+    case Process::Diurnal: return mean_rate_per_s * (peak_to_mean ? *peak_to_mean : 1 + amplitude);
     case Process::Piecewise: {
       double m = 0;
       for (const auto& p : points) m = std::max(m, p.rate_per_s);
@@ -26,9 +27,11 @@ double TrafficSpec::peak_rate() const {
 double TrafficSpec::rate_at(Duration t) const {
   switch (process) {
     case Process::Poisson: return rate_per_s;
-    case Process::Diurnal:
-      return mean_rate_per_s *
-             (1 + amplitude * std::sin(kTwoPi * to_seconds(t - phase) / to_seconds(period)));
+    case Process::Diurnal: {
+      const double s = std::sin(kTwoPi * to_seconds(t - phase) / to_seconds(period));
+      if (peak_to_mean) return mean_rate_per_s * *peak_to_mean * std::pow((1 + s) / 2, power);
+      return mean_rate_per_s * (1 + amplitude * s);
+    }
     case Process::Piecewise: {
       if (points.empty()) return 0;
       if (t <= points.front().at) return points.front().rate_per_s;
@@ -44,6 +47,22 @@ double TrafficSpec::rate_at(Duration t) const {
     case Process::Trace: return 0;
   }
   return 0;
+}
+
+double diurnal_power(double peak_to_mean) {
+  if (!(peak_to_mean >= 1) || !std::isfinite(peak_to_mean))
+    throw std::invalid_argument("diurnal_power: expected a peak-to-mean ratio of at least 1");
+  // Peak over mean for power k: increasing from 1 at k = 0.
+  const auto ratio = [](double k) {
+    return std::exp(0.5 * std::log(std::acos(-1.0)) + std::lgamma(k + 1) - std::lgamma(k + 0.5));
+  };
+  double lo = 0, hi = 1;
+  while (ratio(hi) < peak_to_mean) lo = hi, hi *= 2;
+  for (int i = 0; i < 200 && hi - lo > 1e-14 * hi; ++i) {
+    const double mid = (lo + hi) / 2;
+    (ratio(mid) < peak_to_mean ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
 }
 
 std::optional<TrafficSource::Arrival> TrafficSource::next() {

@@ -36,6 +36,11 @@ struct TrafficSpec {
   bool step = false;                     // piecewise: hold each rate until the next point
   double mean_rate_per_s = 1;            // diurnal: mean x (1 + amplitude sin(2 pi (t - phase) / period))
   double amplitude = 0.5;                // in [0, 1]
+  // diurnal, the raised form, for any peak: mean x peak_to_mean x
+  // ((1 + sin(2 pi (t - phase) / period)) / 2)^power, power =
+  // diurnal_power(peak_to_mean) so the mean over a period is the mean.
+  std::optional<double> peak_to_mean;    // in [1, 100]
+  double power = 1;
   Duration period = 24LL * 3600 * kSecond;
   Duration phase = 0;
   std::vector<TraceRequest> requests;    // trace, by time (scaled already)
@@ -47,6 +52,13 @@ struct TrafficSpec {
   double peak_rate() const;
   double rate_at(Duration t) const;      // t from the traffic's start
 };
+
+// The power k of the raised diurnal form whose peak is `peak_to_mean` times
+// its mean: the mean of ((1 + sin x) / 2)^k over a period is
+// Gamma(k + 1/2) / (sqrt(pi) Gamma(k + 1)) (Wallis), so k solves
+// sqrt(pi) Gamma(k + 1) / Gamma(k + 1/2) = peak_to_mean. 0 at 1 (flat), 1 at
+// 2 (the sinusoid of amplitude 1), about peak_to_mean^2 / pi for large ones.
+double diurnal_power(double peak_to_mean);
 
 // Draws a traffic's arrivals in order, each on demand.
 class TrafficSource {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
 #include <fstream>
 
 #include "tests/support/test_dir.hpp"
@@ -82,6 +83,76 @@ TEST(Traffic, DiurnalPeaksAndTroughsWhereTheSinusoidSays) {
   // The mean rate over [200, 300) is 10 (1 + 0.8 x 0.9836): 17.87 a second.
   EXPECT_NEAR(static_cast<double>(peak) / periods / 100, 10 * (1 + 0.8 * 0.98363), 0.3);
   EXPECT_NEAR(static_cast<double>(trough) / periods / 100, 10 * (1 - 0.8 * 0.98363), 0.3);
+}
+
+// The raised form: mean x r x ((1 + sin) / 2)^k. By hand, k is 0 at r = 1 and
+// 1 at r = 2 (Wallis: the mean of (1 + sin) / 2 is 1/2), where the form is
+// the sinusoid of amplitude 1; at r = 6, k = 10.6... as the ratio
+// sqrt(pi) Gamma(k + 1) / Gamma(k + 1/2) gives.
+TEST(Traffic, DiurnalPeakToMeanKeepsTheMeanAndReachesThePeak) {
+  EXPECT_NEAR(diurnal_power(1), 0, 1e-12);
+  EXPECT_NEAR(diurnal_power(2), 1, 1e-12);
+  EXPECT_GT(diurnal_power(1.5), 0);
+  EXPECT_LT(diurnal_power(1.5), 1) << "between the flat and the sinusoid";
+  // k = 3: sqrt(pi) x 3! / Gamma(3.5) = 6 sqrt(pi) / (15 sqrt(pi) / 8) = 3.2.
+  EXPECT_NEAR(diurnal_power(3.2), 3, 1e-10);
+  EXPECT_THROW(diurnal_power(0.5), std::invalid_argument);
+  for (double r : {1.0, 1.5, 3.2, 10.0, 100.0}) {
+    TrafficSpec t;
+    t.process = TrafficSpec::Process::Diurnal;
+    t.mean_rate_per_s = 3;
+    t.period = 1000 * kSecond;
+    t.phase = 100 * kSecond;
+    t.peak_to_mean = r;
+    t.power = diurnal_power(r);
+    // The mean over a period, by the midpoint rule on 10^5 steps.
+    double sum = 0, top = 0;
+    for (int i = 0; i < 100000; ++i) {
+      const double v = t.rate_at(static_cast<Duration>((i + 0.5) * 10000));
+      sum += v;
+      top = std::max(top, v);
+    }
+    EXPECT_NEAR(sum / 100000, 3, 3e-9) << "peak_to_mean " << r;
+    EXPECT_NEAR(t.peak_rate(), 3 * r, 1e-12);
+    EXPECT_NEAR(t.rate_at(350 * kSecond), 3 * r, 1e-9) << "the peak a quarter period after the phase";
+    EXPECT_LE(top, 3 * r * (1 + 1e-12));
+  }
+  // At 2 it is the sinusoid of amplitude 1, point by point.
+  TrafficSpec raised, sine;
+  raised.process = sine.process = TrafficSpec::Process::Diurnal;
+  raised.peak_to_mean = 2;
+  raised.power = diurnal_power(2);
+  sine.amplitude = 1;
+  for (int s = 0; s < 86400; s += 977)
+    EXPECT_NEAR(raised.rate_at(s * kSecond), sine.rate_at(s * kSecond), 1e-9) << s;
+}
+
+TEST(Traffic, DiurnalPeakToMeanArrivalsFollowTheRate) {
+  // r = 6 over periods of 1000 s at a mean of 10 a second: the count over
+  // whole periods is the mean's, and a 50 s window at the peak holds r x the
+  // mean x the window's mean of ((1 + sin) / 2)^k, integrated here.
+  TrafficSpec t;
+  t.process = TrafficSpec::Process::Diurnal;
+  t.mean_rate_per_s = 10;
+  t.period = 1000 * kSecond;
+  t.peak_to_mean = 6;
+  t.power = diurnal_power(6);
+  const auto a = arrivals(t, 400000);
+  const double periods = std::floor(to_seconds(a.back()) / 1000);
+  std::size_t whole = 0, peak = 0;
+  for (Duration x : a) {
+    if (to_seconds(x) >= periods * 1000) break;
+    ++whole;
+    const double ph = std::fmod(to_seconds(x), 1000);
+    if (ph >= 225 && ph < 275) ++peak;
+  }
+  const double expected = 10 * 1000 * periods;
+  EXPECT_NEAR(static_cast<double>(whole), expected, 4 * std::sqrt(expected));
+  double window = 0;
+  for (int i = 0; i < 5000; ++i) window += t.rate_at(static_cast<Duration>((225 + (i + 0.5) * 0.01) * 1e6)) * 0.01;
+  const double expected_peak = window * periods;
+  EXPECT_NEAR(static_cast<double>(peak), expected_peak, 4 * std::sqrt(expected_peak));
+  EXPECT_GT(window / 50, 50) << "the peak window runs near six times the mean";
 }
 
 TEST(Traffic, MaxRequestsStopsTheTraffic) {
