@@ -204,14 +204,16 @@ namespace {
 // launch, divided by its GPUs. Prices change and differ by region and
 // provider: they are there so a cost column exists, not as a quote.
 constexpr std::array kPrices = {
+    GpuPrice{"A10", -1, "no AWS instance has it (G5 has the A10G); other clouds' prices are not in this table"},
     GpuPrice{"A10G", 1.006, "g5.xlarge (1 x A10G) $1.006/h"},
     GpuPrice{"A100-SXM4-40GB", 4.0966, "p4d.24xlarge (8 x A100 40GB) $32.7726/h / 8"},
     GpuPrice{"A100-SXM4-80GB", 5.1207, "p4de.24xlarge (8 x A100 80GB) $40.9657/h / 8"},
     GpuPrice{"H100-SXM5-80GB", 12.29, "p5.48xlarge (8 x H100 80GB) $98.32/h / 8"},
+    GpuPrice{"H200", -1, "p5en.48xlarge (8 x H200)'s on-demand launch price could not be checked for this table"},
     GpuPrice{"L4", 0.8048, "g6.xlarge (1 x L4) $0.8048/h"},
     GpuPrice{"L40S", 1.861, "g6e.xlarge (1 x L40S) $1.861/h"},
+    GpuPrice{"RTX3090", -1, "a consumer card: no AWS instance has it"},
     GpuPrice{"T4", 0.526, "g4dn.xlarge (1 x T4) $0.526/h"},
-    GpuPrice{"V100", 3.06, "p3.2xlarge (1 x V100 16GB) $3.06/h"},
     GpuPrice{"V100-SXM2-16GB", 3.06, "p3.2xlarge (1 x V100 16GB) $3.06/h"},
     GpuPrice{"V100-SXM2-32GB", 3.9015, "p3dn.24xlarge (8 x V100 32GB) $31.212/h / 8"},
 };
@@ -221,7 +223,7 @@ std::span<const GpuPrice> gpu_price_table() { return kPrices; }
 
 const GpuPrice* find_gpu_price(std::string_view model) {
   for (const auto& p : kPrices)
-    if (p.model == model) return &p;
+    if (p.model == model) return p.priced() ? &p : nullptr;
   return nullptr;
 }
 

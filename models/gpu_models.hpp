@@ -90,16 +90,21 @@ class GpuModelSet {
   std::map<std::string, GpuModel, std::less<>> models_;
 };
 
-// An on-demand price per GPU-hour for cost figures (docs/gpu-models.md,
-// "Prices"): a cloud instance's list price divided by its GPUs, CPU and
-// memory included. An assumption a scenario or --gpu-price overrides.
+// The GPU models a partition node may name (the partition catalogue,
+// docs/scenario-format.md), each with its on-demand price per GPU-hour for
+// cost figures (docs/gpu-models.md, "Prices": a cloud instance's list price
+// divided by its GPUs, CPU and memory included; an assumption a scenario or
+// --gpu-price overrides) or why it has none. One table, so every priced
+// model can be placed and every placeable one is priced or says why not.
 struct GpuPrice {
-  std::string_view model;     // GpuModel::name
-  double usd_per_gpu_hour = 0;
-  std::string_view source;
+  std::string_view model;          // GpuModel::name
+  double usd_per_gpu_hour = -1;    // < 0: no built-in price
+  std::string_view source;         // the instance and its price; without one, why
+  bool priced() const { return usd_per_gpu_hour >= 0; }
 };
 std::span<const GpuPrice> gpu_price_table();
-// The built-in price of a model by its exact name; nullptr if none.
+// The built-in price of a model by its exact name; nullptr if none (not in
+// the table, or unpriced).
 const GpuPrice* find_gpu_price(std::string_view model);
 
 }  // namespace vramsim

@@ -38,15 +38,15 @@ std::string ray_accelerator_type(const std::string& name) {
 }
 
 const std::map<std::string, GpuModelInfo>& gpu_catalogue() {
-  // The models a partition node may name; their figures come from the GPU
-  // model table (models/gpu_models.hpp).
+  // The models a partition node may name: the price table's (each priced
+  // or saying why not); their figures come from the GPU model table
+  // (models/gpu_models.hpp).
   static const std::map<std::string, GpuModelInfo> c = [] {
-    const char* names[] = {"A100-SXM4-40GB", "A100-SXM4-80GB", "A10", "H100-SXM5-80GB", "H200",
-                           "L40S", "RTX3090", "T4", "V100-SXM2-16GB", "V100-SXM2-32GB"};
     std::map<std::string, GpuModelInfo> out;
-    for (const char* n : names) {
+    for (const GpuPrice& p : gpu_price_table()) {
+      const std::string n(p.model);
       const GpuModel* m = find_gpu_model(n);
-      if (!m) throw std::logic_error(std::string("gpu_catalogue: ") + n + " missing from the GPU model table");
+      if (!m) throw std::logic_error("gpu_catalogue: " + n + " missing from the GPU model table");
       out[n] = GpuModelInfo{m->device_name, ray_accelerator_type(m->device_name), m->vram_mb, m->cuda_total_mb};
     }
     return out;

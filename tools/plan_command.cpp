@@ -17,6 +17,7 @@
 #include "runner/simulation.hpp"
 #include "tools/exit_codes.hpp"
 #include "tools/option_checks.hpp"
+#include "tools/run_command.hpp"
 #include "tools/slurm_array.hpp"
 
 namespace vramsim {
@@ -38,6 +39,8 @@ std::unique_ptr<PlanCommand> add_plan_command(CLI::App& app) {
                 "search along it (repeatable)");
   s->add_option("--seeds", c->seeds, "FIRST..LAST, a seed or seeds separated by commas (default: the scenario's)")
       ->check(non_empty("seeds"));
+  s->add_option("--gpu-price", c->gpu_prices,
+                "MODEL=USD: a GPU model's price per GPU-hour for cost_usd, over the scenario's (repeatable)");
   s->add_option("--confidence", c->confidence, "the one-sided bootstrap confidence of each SLO (default 0.95)");
   s->add_option("--objective", c->objective, "the run metric to minimise, its mean over seeds (default cost_usd)")
       ->check(non_empty("a run metric"));
@@ -320,12 +323,23 @@ void print_plan(const PlanSpec& spec, const PlanResult& r, double secs) {
 
 int run_plan_command(const PlanCommand& c) {
   try {
-    const Scenario base = load_scenario(c.scenario);
-    const PlanSpec spec = plan_spec(c, base);
+    Scenario base = load_scenario(c.scenario);
     std::ifstream in(c.scenario, std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
-    const Json doc = Json::parse(text.str());
+    Json doc = Json::parse(text.str());
+    if (!c.gpu_prices.empty()) {
+      if (c.on_slurm)
+        throw PlanError("--gpu-price with --on-slurm: expected the prices in the scenario's "
+                        "gpu_prices_usd_per_hour (the array's tasks read the file)");
+      const auto prices = parse_gpu_prices(c.gpu_prices, "vramsim plan");
+      if (!prices) return kInvalid;
+      for (const auto& [model, usd] : *prices) {
+        doc["gpu_prices_usd_per_hour"][model] = usd;
+        base.gpu_prices[model] = usd;
+      }
+    }
+    const PlanSpec spec = plan_spec(c, base);
     std::optional<ReplacingFile> out;
     if (!c.out.empty()) out.emplace(c.out);  // before the runs: an unwritable path fails at once
     const unsigned threads = c.jobs ? c.jobs : std::max(1u, std::thread::hardware_concurrency());

@@ -13,6 +13,7 @@ struct PlanCommand {
   CLI::App* sub = nullptr;
   std::string scenario;
   std::vector<std::string> slos, vary, monotone;
+  std::vector<std::string> gpu_prices;  // --gpu-price MODEL=USD
   std::string seeds;               // empty: the scenario's seed
   double confidence = 0.95;
   std::string objective = "cost_usd";

@@ -89,22 +89,9 @@ void add_compare_options(CLI::App& app, RunCommand& c) {
 // --gpu-price MODEL=USD, over the scenario's gpu_prices_usd_per_hour; false
 // (with the message said) when one is invalid.
 bool apply_gpu_prices(const std::vector<std::string>& prices, Scenario& sc) {
-  for (const auto& p : prices) {
-    const auto eq = p.find('=');
-    const std::string model = eq == std::string::npos ? "" : p.substr(0, eq);
-    double usd = -1;
-    if (eq != std::string::npos) {
-      const std::string v = p.substr(eq + 1);
-      auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), usd);
-      if (ec != std::errc() || end != v.data() + v.size() || v.empty() || !std::isfinite(usd)) usd = -1;
-    }
-    if (model.empty() || !gpu_catalogue().count(model) || usd < 0 || usd > 10000) {
-      std::cerr << "vramsim: --gpu-price '" << p << "': expected MODEL=USD with a GPU model of the partition "
-                << "catalogue and a price in [0, 10000] per GPU-hour\n";
-      return false;
-    }
-    sc.gpu_prices[model] = usd;
-  }
+  const auto parsed = parse_gpu_prices(prices, "vramsim");
+  if (!parsed) return false;
+  for (const auto& [model, usd] : *parsed) sc.gpu_prices[model] = usd;
   return true;
 }
 
@@ -223,6 +210,28 @@ int run_compare(const RunCommand& c, const Scenario& sc) {
 }
 
 }  // namespace
+
+std::optional<std::map<std::string, double>> parse_gpu_prices(const std::vector<std::string>& prices,
+                                                             const std::string& command) {
+  std::map<std::string, double> out;
+  for (const auto& p : prices) {
+    const auto eq = p.find('=');
+    const std::string model = eq == std::string::npos ? "" : p.substr(0, eq);
+    double usd = -1;
+    if (eq != std::string::npos) {
+      const std::string v = p.substr(eq + 1);
+      auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), usd);
+      if (ec != std::errc() || end != v.data() + v.size() || v.empty() || !std::isfinite(usd)) usd = -1;
+    }
+    if (model.empty() || !gpu_catalogue().count(model) || usd < 0 || usd > 10000) {
+      std::cerr << command << ": --gpu-price '" << p << "': expected MODEL=USD with a GPU model of the partition "
+                << "catalogue and a price in [0, 10000] per GPU-hour\n";
+      return std::nullopt;
+    }
+    out[model] = usd;
+  }
+  return out;
+}
 
 std::unique_ptr<RunCommand> add_run_commands(CLI::App& app) {
   auto c = std::make_unique<RunCommand>();

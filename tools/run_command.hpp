@@ -5,7 +5,9 @@
 // 2 invalid input, 3 an output file could not be written, 4 an internal error.
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,5 +35,12 @@ struct RunCommand {
 std::unique_ptr<RunCommand> add_run_commands(CLI::App& app);
 // Runs whichever of the two was parsed.
 int run_run_commands(const RunCommand& cmd);
+
+// --gpu-price MODEL=USD options (run, sweep, plan) as model -> price;
+// nullopt, with "COMMAND: --gpu-price '...': expected ..." said on stderr,
+// when one names no model of the partition catalogue or a price outside
+// [0, 10000].
+std::optional<std::map<std::string, double>> parse_gpu_prices(const std::vector<std::string>& prices,
+                                                             const std::string& command);
 
 }  // namespace vramsim

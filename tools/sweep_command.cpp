@@ -21,6 +21,7 @@
 #include "engine/output_file.hpp"
 #include "runner/sweep.hpp"
 #include "runner/sweep_parts.hpp"
+#include "tools/run_command.hpp"
 #include "tools/slurm_array.hpp"
 
 namespace vramsim {
@@ -36,6 +37,8 @@ std::unique_ptr<SweepCommand> add_sweep_command(CLI::App& app) {
                 "PATH=V1,V2,...: a scenario field (cluster.max_workers or /cluster/max_workers) and the JSON values "
                 "it takes (repeatable; the grid is their cartesian product)");
   s->add_option("--seeds", c->seeds, "FIRST..LAST, a seed or seeds separated by commas (default: the scenario's)");
+  s->add_option("--gpu-price", c->gpu_prices,
+                "MODEL=USD: a GPU model's price per GPU-hour for cost_usd, over the scenario's (repeatable)");
   s->add_option("-o,--output", c->out, "the CSV file to write")->required();
   s->add_option("-j,--jobs", c->jobs, "runs at a time (default: every core)");
   s->add_option("--slice", c->slice, "I/K: run only slice I of K of the grid (rows in grid order)");
@@ -290,6 +293,9 @@ int run_on_slurm(const SweepCommand& c, const SweepGrid& grid, const std::string
 }  // namespace
 
 int run_sweep_command(const SweepCommand& c) {
+  // Ctrl-C from the start: one during the set-up (a long grid takes seconds
+  // to expand) is seen before the first run, not lost to the default action.
+  const InterruptFlag interrupt;
   try {
     // The base file first, with the scenario loader's own messages.
     const Scenario base = load_scenario(c.scenario);
@@ -312,7 +318,16 @@ int run_sweep_command(const SweepCommand& c) {
     std::ifstream in(c.scenario, std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
-    const std::vector<Scenario> scenarios = expand_scenarios(Json::parse(text.str()), c.scenario, grid);
+    Json doc = Json::parse(text.str());
+    if (!c.gpu_prices.empty()) {
+      if (c.on_slurm)
+        throw SweepError("--gpu-price with --on-slurm: expected the prices in the scenario's "
+                         "gpu_prices_usd_per_hour (the array's tasks read the file)");
+      const auto prices = parse_gpu_prices(c.gpu_prices, "vramsim sweep");
+      if (!prices) return kInvalid;
+      for (const auto& [model, usd] : *prices) doc["gpu_prices_usd_per_hour"][model] = usd;
+    }
+    const std::vector<Scenario> scenarios = expand_scenarios(doc, c.scenario, grid);
     const std::string scenario_sum = sha256_hex(text.str());
     if (c.on_slurm) return run_on_slurm(c, grid, scenario_sum);  // checked here, run there
 
@@ -320,7 +335,10 @@ int run_sweep_command(const SweepCommand& c) {
     const unsigned threads = c.jobs ? c.jobs : std::max(1u, std::thread::hardware_concurrency());
     Progress progress(end - begin);
     const auto t0 = std::chrono::steady_clock::now();
-    const InterruptFlag interrupt;  // stops the sweep; `out` then removes its temporary file
+    if (interrupt.raised()) {
+      std::cerr << "vramsim sweep: interrupted before the first run; " << c.out << " left as it was\n";
+      return kInterrupted;
+    }
     std::vector<std::string> rows;
     try {
       rows = run_sweep(

@@ -13,6 +13,7 @@ struct SweepCommand {
   CLI::App* sub = nullptr;
   std::string scenario;
   std::vector<std::string> sets;
+  std::vector<std::string> gpu_prices;  // --gpu-price MODEL=USD
   std::string seeds;        // empty: the scenario's seed
   std::string out;
   unsigned jobs = 0;        // 0: every core

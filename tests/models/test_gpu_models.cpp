@@ -60,6 +60,26 @@ TEST(GpuModels, PartitionCatalogueTakesItsFiguresFromTheTable) {
   }
 }
 
+// Every model with a price can be placed in a partition and every placeable
+// model has a price or says why not: the catalogue is the price table's
+// models. L4 and A10G, priced, are placeable; A10, H200 and RTX3090, placeable,
+// say why they have no price.
+TEST(GpuModels, EveryPricedModelIsPlaceableAndEveryPlaceableOneIsPricedOrSaysWhy) {
+  std::size_t rows = 0;
+  for (const GpuPrice& p : gpu_price_table()) {
+    ++rows;
+    EXPECT_TRUE(gpu_catalogue().count(std::string(p.model))) << p.model;
+    EXPECT_FALSE(p.source.empty()) << p.model;
+    EXPECT_EQ(find_gpu_price(p.model) != nullptr, p.priced()) << p.model;
+  }
+  EXPECT_EQ(rows, gpu_catalogue().size());
+  for (const char* priced : {"L4", "A10G", "T4", "A100-SXM4-80GB"}) EXPECT_NE(find_gpu_price(priced), nullptr) << priced;
+  for (const char* unpriced : {"A10", "H200", "RTX3090"}) {
+    EXPECT_TRUE(gpu_catalogue().count(unpriced)) << unpriced;
+    EXPECT_EQ(find_gpu_price(unpriced), nullptr) << unpriced;
+  }
+}
+
 // One table: a model's planning figure is its device's peak row, the
 // fp32-accumulate figure where the row has one (and says so), with its source.
 TEST(GpuModels, FiguresComeFromThePeakRowsWithTheirModeAndSource) {

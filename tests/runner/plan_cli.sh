@@ -43,6 +43,30 @@ awk -F, 'NR > 1 && $9 == 1 { exit 1 }' "$work/none.csv" || fail "nothing chosen 
 run 0 "$scenario" --vary apps.0.replicas=5..8 --seeds 1..4 --objective replica_seconds --slo 'req_wait_mean_s<=10'
 grep -qx "chosen: apps.0.replicas=5" "$work/out" || { cat "$work/out"; fail "expected the cheapest, 5 replicas"; }
 
+# --gpu-price, as on run: the cost is GPU-hours x the price, so doubling the
+# price doubles the chosen configuration's cost objective, and the answer
+# stays. A sweep takes it too: its cost_usd column doubles alike.
+cost_of() { sed -n 's/^  cost_usd (objective): mean \([0-9.e+]*\) .*/\1/p' "$work/out" | head -1; }
+priced=("$scenario" --vary apps.0.replicas=5,6 --monotone apps.0.replicas --seeds 1..2 --objective cost_usd
+        --slo 'req_wait_mean_s<=10')
+run 0 "${priced[@]}" --gpu-price A100-SXM4-80GB=1
+one=$(cost_of)
+grep -qx "chosen: apps.0.replicas=5" "$work/out" || { cat "$work/out"; fail "expected 5 replicas at any price"; }
+run 0 "${priced[@]}" --gpu-price A100-SXM4-80GB=2
+two=$(cost_of)
+grep -qx "chosen: apps.0.replicas=5" "$work/out" || { cat "$work/out"; fail "expected 5 replicas at any price"; }
+awk -v a="$one" -v b="$two" 'BEGIN { exit !(a > 0 && b / a > 1.999 && b / a < 2.001) }' ||
+  fail "cost at 2 USD ($two) is not twice the cost at 1 USD ($one)"
+for price in 1 2; do
+  "$vramsim" sweep "$scenario" --set apps.0.replicas=5 --seeds 1 --gpu-price "A100-SXM4-80GB=$price" \
+    -o "$work/sweep-$price.csv" 2>/dev/null || fail "sweep --gpu-price A100-SXM4-80GB=$price failed"
+done
+col=$(head -1 "$work/sweep-1.csv" | tr , '\n' | grep -nx cost_usd | cut -d: -f1)
+[ -n "$col" ] || fail "no cost_usd column in the sweep CSV"
+awk -F, -v c="$col" 'FNR == 2 { print $c }' "$work/sweep-1.csv" "$work/sweep-2.csv" >"$work/costs"
+awk 'NR == 1 { a = $1 } NR == 2 { b = $1 } END { exit !(a > 0 && b / a > 1.999 && b / a < 2.001) }' "$work/costs" ||
+  fail "the sweep's cost_usd does not double with the price: $(tr '\n' ' ' <"$work/costs")"
+
 # Bad input: exit 2 and one line naming the argument; no CSV left behind.
 bad() {  # bad EXPECTED_TEXT ARGS...
   local want=$1; shift
@@ -62,6 +86,9 @@ bad "--objective 'dollars': expected a run metric" "$scenario" --slo 'req_wait_m
 bad "--seeds '9..2': expected" "$scenario" --slo 'req_wait_mean_s<=1' --seeds 9..2
 bad "--vary apps.0.replicas=x: " "$scenario" --slo 'req_wait_mean_s<=1' --vary apps.0.replicas=1,x
 bad "--parts-dir: expected with --on-slurm only" "$scenario" --slo 'req_wait_mean_s<=1' --parts-dir "$work/p"
+bad "--gpu-price 'B300=1': expected MODEL=USD" "$scenario" --slo 'req_wait_mean_s<=1' --gpu-price B300=1
+bad "--gpu-price with --on-slurm: expected the prices in the scenario" "$scenario" --slo 'req_wait_mean_s<=1' \
+  --gpu-price A100-SXM4-80GB=1 --on-slurm
 # Option values out of their range, or empty: exit 2 naming the option.
 for args in "-j 0" "-j 1025" "--poll 0" "--seeds=" "--output=" "--objective="; do
   # shellcheck disable=SC2086
@@ -72,4 +99,4 @@ done
 # A folder where the CSV should go: exit 3 before any run.
 mkdir "$work/dir.csv"
 run 3 "$scenario" --slo 'req_wait_mean_s<=1' -o "$work/dir.csv"
-echo "plan CLI: the Erlang C answer, no-answer and all-pass plans, bad input refused"
+echo "plan CLI: the Erlang C answer, no-answer and all-pass plans, --gpu-price, bad input refused"
