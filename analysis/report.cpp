@@ -347,6 +347,19 @@ void ReportBuilder::sweep_param_plot(const std::vector<SweepSeries>& series, con
     const double a = *number(values.front()), b = *number(values.back());
     const double pad = (b - a) * 0.05;
     axes = "set xrange [" + fixed(a - pad, 6) + ":" + fixed(b + pad, 6) + "]\n";
+    // An integer parameter (replicas, workers) gets integer ticks: from its
+    // first value, a step of 1, 2 or 5 x 10^n, at most ten of them.
+    const bool integral = std::all_of(values.begin(), values.end(), [](const std::string& v) {
+      const double x = *number(v);
+      return x == std::round(x) && std::fabs(x) < 1e15;
+    });
+    if (integral) {
+      double step = 1;
+      for (double decade = 1; (b - a) / step > 10; decade *= 10)
+        for (double m : {1.0, 2.0, 5.0})
+          if ((b - a) / step > 10) step = m * decade;
+      axes += "set xtics " + fixed(a, 0) + ", " + fixed(step, 0) + "\nset format x \"%.0f\"\n";
+    }
   } else {
     axes = "set xrange [-0.5:" + fixed(static_cast<double>(values.size()) - 0.5, 1) + "]\nset xtics (";
     // A category with no number in any row says so on the axis.

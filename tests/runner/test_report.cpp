@@ -423,6 +423,9 @@ TEST(ReportPlots, NumericParametersOnANumericAxisWithAnSloLine) {
   EXPECT_NE(series[2].find("\"SLO: apps_running = 12"), std::string::npos) << series[2];
   EXPECT_EQ(gp.find("xtics ("), std::string::npos) << "numbers need no category labels";
   EXPECT_NE(gp.find("set xrange [1.300000:16.700000]"), std::string::npos) << gp;
+  // Workers are whole: integer ticks from the first value, 2 apart over 2..16
+  // (at most ten ticks).
+  EXPECT_NE(gp.find("set xtics 2, 2\nset format x \"%.0f\"\n"), std::string::npos) << gp;
   EXPECT_EQ(first_column(file_of(r, "sweep-by-workers-cluster-max_workers-apps_running-1.dat")),
             (std::vector<double>{2, 4, 16}))
       << "x is the value itself, in numeric order";
@@ -433,6 +436,15 @@ TEST(ReportPlots, NumericParametersOnANumericAxisWithAnSloLine) {
       << "legacy 2 to 8 moves most: " << r.markdown;
   // The policies plot shares the metric's y range.
   EXPECT_EQ(yrange_of(file_of(r, "sweep-by-workers-policies-apps_running.gp")), yrange_of(gp));
+}
+
+TEST(ReportPlots, FractionalParametersKeepTheDefaultTicks) {
+  ReportInputs in;
+  in.sweeps.push_back(read_sweep_csv(temp_file("by-rate.csv", "traffic.rate_per_s,seed,apps_running\n"
+                                                              "0.5,1,1\n1.5,1,2\n2.5,1,3\n")));
+  const ReportFiles r = build_report(in, ReportOptions{});
+  const std::string& gp = file_of(r, "sweep-by-rate-traffic-rate_per_s-apps_running.gp");
+  EXPECT_EQ(gp.find("set xtics"), std::string::npos) << "0.5 apart: not an integer parameter\n" << gp;
 }
 
 TEST(ReportPlots, SeedsAloneGiveMeanIntervalAndDistribution) {
