@@ -715,6 +715,16 @@ Spread spread_of(const std::vector<double>& values) {
 }
 
 std::vector<SweepSeries> sweep_curves(const SweepTable& t, const std::string& param, const std::string& metric) {
+  // A parameter with one value in every row tells the series nothing: it is
+  // left out of their labels.
+  std::vector<std::string> telling;
+  for (const auto& q : t.params) {
+    if (q == param) continue;
+    std::set<std::string> seen;
+    for (const auto& r : t.rows)
+      if (auto v = r.find(q); v != r.end()) seen.insert(v->second);
+    if (seen.size() > 1) telling.push_back(q);
+  }
   std::vector<std::string> labels, order;
   std::map<std::string, std::map<std::string, std::vector<double>>> by_label;  // label -> value -> numbers
   for (const auto& r : t.rows) {
@@ -722,8 +732,7 @@ std::vector<SweepSeries> sweep_curves(const SweepTable& t, const std::string& pa
     auto m = r.find(metric);
     if (p == r.end() || m == r.end()) continue;
     std::string label;
-    for (const auto& q : t.params)
-      if (q != param) label += (label.empty() ? "" : ",") + q + "=" + r.at(q);
+    for (const auto& q : telling) label += (label.empty() ? "" : ",") + q + "=" + r.at(q);
     if (!by_label.count(label)) labels.push_back(label);
     auto& values = by_label[label];
     if (std::find(order.begin(), order.end(), p->second) == order.end()) order.push_back(p->second);

@@ -438,6 +438,19 @@ TEST(ReportPlots, NumericParametersOnANumericAxisWithAnSloLine) {
   EXPECT_EQ(yrange_of(file_of(r, "sweep-by-workers-policies-apps_running.gp")), yrange_of(gp));
 }
 
+TEST(ReportPlots, AParameterWithOneValueIsNotInTheLegend) {
+  // policies is a column of the sweep but "fixed" in every row: one series,
+  // titled by the metric, not "policies=fixed".
+  ReportInputs in;
+  in.sweeps.push_back(read_sweep_csv(temp_file("one-policy.csv", "cluster.max_workers,policies,seed,apps_running\n"
+                                                                 "2,fixed,1,8\n4,fixed,1,11\n2,fixed,2,7\n")));
+  const ReportFiles r = build_report(in, ReportOptions{});
+  const auto series = series_of(file_of(r, "sweep-one-policy-cluster-max_workers-apps_running.gp"));
+  ASSERT_EQ(series.size(), 1u);
+  EXPECT_EQ(series[0].find("policies="), std::string::npos) << series[0];
+  EXPECT_NE(series[0].find("title \"apps_running\""), std::string::npos) << series[0];
+}
+
 TEST(ReportPlots, FractionalParametersKeepTheDefaultTicks) {
   ReportInputs in;
   in.sweeps.push_back(read_sweep_csv(temp_file("by-rate.csv", "traffic.rate_per_s,seed,apps_running\n"
