@@ -328,17 +328,12 @@ int run_plan_command(const PlanCommand& c) {
     std::stringstream text;
     text << in.rdbuf();
     Json doc = Json::parse(text.str());
-    if (!c.gpu_prices.empty()) {
-      if (c.on_slurm)
-        throw PlanError("--gpu-price with --on-slurm: expected the prices in the scenario's "
-                        "gpu_prices_usd_per_hour (the array's tasks read the file)");
-      const auto prices = parse_gpu_prices(c.gpu_prices, "vramsim plan");
-      if (!prices) return kInvalid;
-      for (const auto& [model, usd] : *prices) {
-        doc["gpu_prices_usd_per_hour"][model] = usd;
-        base.gpu_prices[model] = usd;
-      }
-    }
+    if (c.on_slurm && !c.gpu_prices.empty())
+      throw PlanError("--gpu-price with --on-slurm: expected the prices in the scenario's "
+                      "gpu_prices_usd_per_hour (the array's tasks read the file)");
+    const auto prices = put_gpu_prices(c.gpu_prices, "vramsim plan", doc);
+    if (!prices) return kInvalid;
+    for (const auto& [model, usd] : *prices) base.gpu_prices[model] = usd;
     const PlanSpec spec = plan_spec(c, base);
     std::optional<ReplacingFile> out;
     if (!c.out.empty()) out.emplace(c.out);  // before the runs: an unwritable path fails at once

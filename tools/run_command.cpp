@@ -233,6 +233,14 @@ std::optional<std::map<std::string, double>> parse_gpu_prices(const std::vector<
   return out;
 }
 
+std::optional<std::map<std::string, double>> put_gpu_prices(const std::vector<std::string>& prices,
+                                                           const std::string& command, Json& doc) {
+  auto parsed = parse_gpu_prices(prices, command);
+  if (parsed)
+    for (const auto& [model, usd] : *parsed) doc["gpu_prices_usd_per_hour"][model] = usd;
+  return parsed;
+}
+
 std::unique_ptr<RunCommand> add_run_commands(CLI::App& app) {
   auto c = std::make_unique<RunCommand>();
   add_run_options(app, *c);

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/trace.hpp"  // Json
+
 namespace vramsim {
 
 struct RunCommand {
@@ -42,5 +44,9 @@ int run_run_commands(const RunCommand& cmd);
 // [0, 10000].
 std::optional<std::map<std::string, double>> parse_gpu_prices(const std::vector<std::string>& prices,
                                                              const std::string& command);
+// The same, written into a scenario document's gpu_prices_usd_per_hour
+// (sweep and plan expand their runs from the document).
+std::optional<std::map<std::string, double>> put_gpu_prices(const std::vector<std::string>& prices,
+                                                           const std::string& command, Json& doc);
 
 }  // namespace vramsim

@@ -319,14 +319,10 @@ int run_sweep_command(const SweepCommand& c) {
     std::stringstream text;
     text << in.rdbuf();
     Json doc = Json::parse(text.str());
-    if (!c.gpu_prices.empty()) {
-      if (c.on_slurm)
-        throw SweepError("--gpu-price with --on-slurm: expected the prices in the scenario's "
-                         "gpu_prices_usd_per_hour (the array's tasks read the file)");
-      const auto prices = parse_gpu_prices(c.gpu_prices, "vramsim sweep");
-      if (!prices) return kInvalid;
-      for (const auto& [model, usd] : *prices) doc["gpu_prices_usd_per_hour"][model] = usd;
-    }
+    if (c.on_slurm && !c.gpu_prices.empty())
+      throw SweepError("--gpu-price with --on-slurm: expected the prices in the scenario's "
+                       "gpu_prices_usd_per_hour (the array's tasks read the file)");
+    if (!put_gpu_prices(c.gpu_prices, "vramsim sweep", doc)) return kInvalid;
     const std::vector<Scenario> scenarios = expand_scenarios(doc, c.scenario, grid);
     const std::string scenario_sum = sha256_hex(text.str());
     if (c.on_slurm) return run_on_slurm(c, grid, scenario_sum);  // checked here, run there
