@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
@@ -47,11 +48,9 @@ bool is_final_state(const std::string& s) {
 
 }  // namespace
 
-std::string sha256_hex(std::string_view bytes) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr) != 1)
-    throw std::runtime_error("SHA-256 failed");
+namespace {
+
+std::string hex_of(const unsigned char* md, unsigned int len) {
   static const char* digits = "0123456789abcdef";
   std::string out;
   for (unsigned int i = 0; i < len; ++i) {
@@ -61,13 +60,35 @@ std::string sha256_hex(std::string_view bytes) {
   return out;
 }
 
+}  // namespace
+
+std::string sha256_hex(std::string_view bytes) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("SHA-256 failed");
+  return hex_of(md, len);
+}
+
+// Streamed in 1 MiB blocks: the file (the binary itself, 100 MiB and more
+// with debug information) is never held in memory whole.
 std::optional<std::string> file_sha256(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in && !in.eof()) return std::nullopt;
-  return sha256_hex(text.str());
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) throw std::runtime_error("SHA-256 failed");
+  std::vector<char> block(std::size_t{1} << 20);
+  while (in) {
+    in.read(block.data(), static_cast<std::streamsize>(block.size()));
+    const std::streamsize got = in.gcount();
+    if (got > 0 && EVP_DigestUpdate(ctx.get(), block.data(), static_cast<std::size_t>(got)) != 1)
+      throw std::runtime_error("SHA-256 failed");
+  }
+  if (!in.eof()) return std::nullopt;
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_DigestFinal_ex(ctx.get(), md, &len) != 1) throw std::runtime_error("SHA-256 failed");
+  return hex_of(md, len);
 }
 
 std::string format_part_stamp(const PartStamp& s) {

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -223,6 +225,30 @@ TEST(SweepSlurm, ArrayScriptRunsOneSliceATask) {
 TEST(SweepParts, Sha256OfKnownTexts) {
   EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+// A file is hashed in 1 MiB blocks: a million 'a' (FIPS 180-2's long test
+// vector, under one block) and 2.5 MiB of varied bytes (three blocks, the last
+// part full) hash as the same bytes in one piece do; a missing file has none.
+TEST(SweepParts, FileSha256StreamsBlocks) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "vramsim-sha-XXXXXX").string();
+  ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+  const std::filesystem::path dir = tmpl;
+  const auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream out(dir / name, std::ios::binary);
+    out << bytes;
+    out.close();
+    EXPECT_TRUE(out) << name;
+    return (dir / name).string();
+  };
+  EXPECT_EQ(file_sha256(write("a", std::string(1000000, 'a'))),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  std::string varied(5 * (std::size_t{1} << 19), '\0');
+  for (std::size_t i = 0; i < varied.size(); ++i) varied[i] = static_cast<char>((i * 131 + i / 977) & 0xff);
+  EXPECT_EQ(file_sha256(write("varied", varied)), sha256_hex(varied));
+  EXPECT_EQ(file_sha256(write("empty", "")), sha256_hex(""));
+  EXPECT_EQ(file_sha256((dir / "missing").string()), std::nullopt);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(SweepParts, StampReadsBackAndRefusesWhatIsNotOne) {
