@@ -8,6 +8,7 @@
 #include <istream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "analysis/report_plot.hpp"
 #include "analysis/trace_diff.hpp"
@@ -29,8 +30,53 @@ double t975(std::size_t df) {
   return df == 0 ? 0 : df <= 30 ? t[df - 1] : 1.96;
 }
 
+// A metric's y axis on the sweep plots: linear from 0 (or below), or log
+// where its positive values span more than two decades; with a "never" level
+// above the highest number where some row never answered.
+struct SweepAxis {
+  double lo = 0, hi = 1;
+  bool log = false;
+  std::optional<double> never;
+  double highest = 0;  // the highest number (not never)
+  std::string lines() const {
+    std::string out = log ? "set logscale y\n" : "";
+    out += "set yrange [" + fixed(lo, 6) + ":" + fixed(hi, 6) + "]\n";
+    if (never) out += never_ytics(log ? lo : std::min(0.0, lo), highest, log, *never);
+    return out;
+  }
+  double clamp(double v) const { return never && v > *never ? *never : v; }
+};
+
+SweepAxis sweep_axis(const std::vector<double>& finite, bool never) {
+  SweepAxis a;
+  double lo = 0, hi = 0;
+  for (double v : finite) lo = std::min(lo, v), hi = std::max(hi, v);
+  double least_positive = 0;
+  for (double v : finite)
+    if (v > 0 && (least_positive == 0 || v < least_positive)) least_positive = v;
+  const bool positive = !finite.empty() && std::all_of(finite.begin(), finite.end(), [](double v) { return v > 0; });
+  a.highest = hi;
+  if (positive && hi / least_positive > 100) {
+    a.log = true;
+    a.lo = least_positive / 2;
+    a.hi = hi * 2;
+    if (never) {
+      a.never = hi * 4;
+      a.hi = hi * 8;
+    }
+    return a;
+  }
+  std::tie(a.lo, a.hi) = y_range(lo, hi);
+  if (never) {
+    const double span = (hi > 0 ? hi : 1) - std::min(0.0, lo);
+    a.never = std::max(hi, 0.0) + 0.15 * span;
+    a.hi = std::max(hi, 0.0) + 0.25 * span;
+  }
+  return a;
+}
+
 std::string spread_cell(const Spread& s) {
-  return figure(s.mean) + " [" + figure(s.p5) + ", " + figure(s.p95) + "]";
+  return figure_or_never(s.mean) + " [" + figure_or_never(s.p5) + ", " + figure_or_never(s.p95) + "]";
 }
 
 struct ReportBuilder {
@@ -53,20 +99,23 @@ struct ReportBuilder {
   void serving(const std::string& name, const std::vector<ServeSeries>& series);
   void sweep(const SweepTable& t);
   void sweep_by_param(const SweepTable& t, const std::string& name, const std::string& param, const std::string& metric,
-                      std::pair<double, double> range);
+                      const SweepAxis& axis);
   // sweep_by_param's steps: the table with what it shows (returns the
   // values no series has a number for), then the plot.
   std::vector<std::string> sweep_param_table(const std::vector<SweepSeries>& series, const std::vector<std::string>& values,
                                              const std::string& param, const std::string& metric);
   void sweep_param_plot(const std::vector<SweepSeries>& series, const std::vector<std::string>& values, bool numeric,
                         const std::vector<std::string>& empty_values, const std::string& plot_name,
-                        const std::string& param, const std::string& metric, std::pair<double, double> range);
+                        const std::string& param, const std::string& metric, const SweepAxis& axis);
   // sweep's steps: what each metric column holds, the summary list, and the
   // table of a sweep over seeds alone.
   struct MetricColumns {
     std::vector<std::string> varying, constant, partly_empty, never;
     std::map<std::string, std::string> empty_where;  // metric -> where it is empty
+    std::map<std::string, std::size_t> never_rows;   // metric -> rows where it is "inf" (never)
   };
+  // The metrics drawn without --metric, and what the sweep was taken to be about.
+  static std::pair<std::vector<std::string>, std::string> default_metrics(const SweepTable& t, const MetricColumns& c);
   static MetricColumns metric_columns(const SweepTable& t);
   void sweep_summary(const SweepTable& t, const std::string& name, const MetricColumns& c,
                      const std::vector<std::string>& metrics);
@@ -119,45 +168,88 @@ void ReportBuilder::runs(const std::vector<TracedRun>& runs) {
         "![time to RUNNING](time-to-running.png)\n\n";
 }
 
-// Two pictures per serving app: request latency over time (p50 and p95 of
-// each window), and replicas over time against the traffic.
+// Two pictures per serving app: request latency over time (p50, p95 and p99
+// of each window, drawn over the window it covers, with the app's SLO), and
+// replicas over time against the traffic.
 void ReportBuilder::serving(const std::string& name, const std::vector<ServeSeries>& series) {
   for (const ServeSeries& s : series) {
     if (s.points.empty()) continue;
-    const double t0 = 0, t1 = s.points.back().t;
-    const TimeUnit u = time_unit(t1 - t0);
+    const double t1 = s.points.back().t;
+    const TimeUnit u = time_unit(t1);
     const std::string base = stem_of(name) + "-" + stem_of(s.app);
-    std::string rows = "# " + u.name + " p50_s p95_s replicas arrival_rate_per_s never ongoing\n";
-    double top_latency = 0, top_replicas = 0, top_rate = 0, never = 0;
+    // Per window two rows, its start and its end, so that each value lies
+    // over the window it covers; a window without answers is a gap (NaN).
+    std::string windows = "# " + u.name + "(window start, then end) p50_s p95_s p99_s arrival_rate_per_s\n";
+    std::string samples = "# " + u.name + "(window end) replicas ongoing_requests never\n";
+    double top_latency = 0, low_latency = 0, top_replicas = 0, top_rate = 0, never = 0, last_answer = 0;
+    std::optional<double> top_p99;
+    std::size_t over_slo = 0, answered = 0;
+    const bool has_p99 = std::any_of(s.points.begin(), s.points.end(), [](const ServePoint& p) { return p.p99; });
     for (const ServePoint& p : s.points) {
       auto cell = [](std::optional<double> v) { return v ? fixed(*v, 3) : std::string("NaN"); };
-      rows += fixed(p.t / u.seconds, 4) + " " + cell(p.p50) + " " + cell(p.p95) + " " + fixed(p.replicas, 0) + " " +
-              fixed(p.arrival_rate, 6) + " " + fixed(p.never, 0) + " " + fixed(p.ongoing, 0) + "\n";
-      if (p.p95) top_latency = std::max(top_latency, *p.p95);
+      const std::string values = " " + cell(p.p50) + " " + cell(p.p95) + " " + cell(p.p99) + " " + fixed(p.arrival_rate, 6) + "\n";
+      windows += fixed(std::max(0.0, p.t - s.window_s) / u.seconds, 4) + values + fixed(p.t / u.seconds, 4) + values;
+      samples += fixed(p.t / u.seconds, 4) + " " + fixed(p.replicas, 0) + " " + fixed(p.ongoing, 0) + " " +
+                 fixed(p.never, 0) + "\n";
+      const std::optional<double> top = p.p99 ? p.p99 : p.p95;
+      if (top) {
+        ++answered;
+        last_answer = p.t;
+        top_latency = std::max(top_latency, *top);
+        if (p.p99) top_p99 = std::max(top_p99.value_or(0), *p.p99);
+        if (s.slo_latency_s && *top > *s.slo_latency_s) ++over_slo;
+      }
+      if (p.p50 && *p.p50 > 0) low_latency = low_latency > 0 ? std::min(low_latency, *p.p50) : *p.p50;
       top_replicas = std::max(top_replicas, p.replicas);
       top_rate = std::max(top_rate, p.arrival_rate);
       never += p.never;
     }
-    const std::string dat = "serve-" + base + ".dat";
-    file(dat, rows);
-    md << "## Serving: " << s.app << " (" << name << ")\n\n" << s.points.size() << " window(s); the highest p95 of a "
-       << "window " << figure(top_latency) << " s; at most " << figure(top_replicas) << " replica(s) running; "
-       << figure(never) << " request(s) refused or timed out.\n\n";
+    const std::string dat = "serve-" + base + ".dat", rep_dat = "serve-" + base + "-replicas.dat";
+    file(dat, windows);
+    file(rep_dat, samples);
+    const std::string top_name = has_p99 ? "p99" : "p95";
+    md << "## Serving: " << s.app << " (" << name << ")\n\n" << s.points.size() << " window(s) of "
+       << compact(s.window_s) << " s; the highest " << top_name << " of a window " << figure(top_latency) << " s";
+    if (s.slo_latency_s)
+      md << "; the SLO " << compact(*s.slo_latency_s) << " s, missed by the " << top_name << " of " << over_slo << " of "
+         << answered << " window(s) with answers";
+    md << "; at most " << figure(top_replicas) << " replica(s) running; " << figure(never)
+       << " request(s) refused or timed out.\n\n";
+    // A log axis when the latencies span more than two decades (a cold
+    // start of minutes over a steady state of seconds), so both read.
+    double hi = top_latency;
+    if (s.slo_latency_s) hi = std::max(hi, *s.slo_latency_s);
+    double lo = low_latency;
+    if (s.slo_latency_s) lo = lo > 0 ? std::min(lo, *s.slo_latency_s) : *s.slo_latency_s;
+    const bool log_y = lo > 0 && hi / lo > 100;
+    const std::string y_axis = log_y ? "set logscale y\nset yrange [" + fixed(lo / 1.5, 6) + ":" + fixed(hi * 1.5, 6) + "]\n"
+                                     : yrange_line(y_range(0, hi));
+    std::string body = "plot " + gp_quote(dat) + " using 1:2 with lines lw 2 " + series_style(0) + " title \"p50\", " +
+                       gp_quote(dat) + " using 1:3 with lines lw 2 " + series_style(1) + " title \"p95\"";
+    if (has_p99) body += ", " + gp_quote(dat) + " using 1:4 with lines lw 2 " + series_style(3) + " title \"p99\"";
+    if (s.slo_latency_s)
+      body += ", " + fixed(*s.slo_latency_s, 6) + " with lines dt 3 lw 2.5 lc rgb \"black\" title " +
+              gp_quote("SLO " + compact(*s.slo_latency_s) + " s");
     const std::string lat = "serve-latency-" + base;
-    plot(lat, "set title " + gp_quote("Request latency per window: " + s.app) + "\nset xlabel " +
-                  gp_quote("time (" + u.name + ")") + "\nset ylabel \"latency (s)\"\n" +
-                  yrange_line(y_range(0, top_latency)) + "set key top left\nset grid\nplot " + gp_quote(dat) +
-                  " using 1:3 with steps lw 2 " + series_style(1) + " title \"p95\", " + gp_quote(dat) +
-                  " using 1:2 with steps lw 2 " + series_style(0) + " title \"p50\"\n");
+    // The x axis ends with the last window that answered (the replicas'
+    // plot shows what follows).
+    const double lat_end = answered ? std::min(t1, last_answer + s.window_s) : t1;
+    plot(lat, "set title " + gp_quote("Request latency per " + compact(s.window_s) + " s window: " + s.app +
+                                      (log_y ? " (log scale)" : "")) +
+                  "\nset xlabel " + gp_quote("time (" + u.name + "); each value drawn over the window it covers") +
+                  "\nset ylabel \"latency (s)\"\nset xrange [0:" + fixed(lat_end / u.seconds, 4) + "]\n" + y_axis +
+                  "set key tmargin center horizontal\nset grid\n" + body + "\n");
     const std::string rep = "serve-replicas-" + base;
     plot(rep, "set title " + gp_quote("Replicas against the traffic: " + s.app) + "\nset xlabel " +
-                  gp_quote("time (" + u.name + ")") + "\nset ylabel \"replicas running\"\nset y2label " +
-                  "\"arrivals per second\"\nset ytics nomirror\nset y2tics\n" + yrange_line(y_range(0, top_replicas)) +
-                  "set y2range [0:" + fixed(y_range(0, top_rate).second, 6) + "]\nset key top left\nset grid\nplot " +
-                  gp_quote(dat) + " using 1:4 with steps lw 2 " + series_style(0) + " title \"replicas\", " +
-                  gp_quote(dat) + " using 1:5 axes x1y2 with steps lw 1.5 " + series_style(2) +
-                  " title \"arrivals per second\"\n");
-    md << "![latency](" << lat << ".svg)\n\n![replicas](" << rep << ".svg)\n\n";
+                  gp_quote("time (" + u.name + ")") + "\nset ylabel \"replicas running (at each window's end)\"\n"
+                  "set y2label \"arrivals per second (over each window)\"\nset ytics nomirror\nset y2tics\n"
+                  "set xrange [0:" + fixed(t1 / u.seconds, 4) + "]\n" + yrange_line(y_range(0, top_replicas)) +
+                  integer_ytics(top_replicas) +
+                  "set y2range [0:" + fixed(y_range(0, top_rate).second, 6) +
+                  "]\nset key tmargin center horizontal\nset grid\nplot " + gp_quote(rep_dat) + " using 1:2 with steps lw 2 " +
+                  series_style(0) + " title \"replicas\", " + gp_quote(dat) + " using 1:5 axes x1y2 with lines lw 1.5 " +
+                  series_style(2) + " title \"arrivals per second\"\n");
+    md << "![latency](" << lat << ".png)\n\n![replicas](" << rep << ".png)\n\n";
   }
 }
 
@@ -241,7 +333,7 @@ std::vector<std::string> param_values(const SweepTable& t, const std::string& pa
 }
 
 void ReportBuilder::sweep_by_param(const SweepTable& t, const std::string& name, const std::string& param,
-                             const std::string& metric, std::pair<double, double> range) {
+                             const std::string& metric, const SweepAxis& axis) {
   const bool numeric = all_numbers(param_values(t, param, false));
   const auto values = param_values(t, param, numeric);
   if (values.size() < 2) {
@@ -258,7 +350,7 @@ void ReportBuilder::sweep_by_param(const SweepTable& t, const std::string& name,
   }
   const std::string plot_name = "sweep-" + stem_of(name) + "-" + stem_of(param) + "-" + stem_of(metric);
   const auto empty_values = sweep_param_table(series, values, param, metric);
-  sweep_param_plot(series, values, numeric, empty_values, plot_name, param, metric, range);
+  sweep_param_plot(series, values, numeric, empty_values, plot_name, param, metric, axis);
   md << "![" << metric << " by " << param << "](" << plot_name << ".png)\n\n";
 }
 
@@ -284,9 +376,11 @@ std::vector<std::string> ReportBuilder::sweep_param_table(const std::vector<Swee
   std::optional<double> change;  // share of the series' largest mean
   double lo = 0, hi = 0;
   for (const auto& c : series) {
-    if (c.points.size() < 2) continue;
-    double a = c.points[0].second, b = a;
-    for (const auto& pt : c.points) a = std::min(a, pt.second), b = std::max(b, pt.second);
+    std::vector<double> means;  // the finite ones: a mean that is never has no size
+    for (const auto& pt : c.points)
+      if (!std::isinf(pt.second)) means.push_back(pt.second);
+    if (means.size() < 2) continue;
+    const double a = *std::min_element(means.begin(), means.end()), b = *std::max_element(means.begin(), means.end());
     if (b <= 0 || a < 0) continue;
     if (!change || (b - a) / b > *change) change = (b - a) / b, lo = a, hi = b;
   }
@@ -312,14 +406,16 @@ std::vector<std::string> ReportBuilder::sweep_param_table(const std::vector<Swee
 
 void ReportBuilder::sweep_param_plot(const std::vector<SweepSeries>& series, const std::vector<std::string>& values,
                                bool numeric, const std::vector<std::string>& empty_values, const std::string& plot_name,
-                               const std::string& param, const std::string& metric, std::pair<double, double> range) {
+                               const std::string& param, const std::string& metric, const SweepAxis& axis) {
   std::map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < values.size(); ++i) index[values[i]] = i;
   // Categories: each series shifted a little, so their bars do not overlap.
   const double width = series.size() > 1 ? 0.3 / static_cast<double>(series.size() - 1) : 0;
   std::string body;
+  bool any_never = false;
   for (std::size_t k = 0; k < series.size(); ++k) {
     const std::string dat = plot_name + "-" + std::to_string(k) + ".dat";
+    std::string nevers;
     std::string rows = numeric ? "# " + param + " mean p5 p95 runs\n" : "# position mean p5 p95 runs value\n";
     for (const auto& value : values) {  // numbers in numeric order
       const auto& pts = series[k].points;
@@ -330,18 +426,30 @@ void ReportBuilder::sweep_param_plot(const std::vector<SweepSeries>& series, con
       const std::string x = numeric ? value
                                     : fixed(static_cast<double>(index.at(value)) - 0.15 * (series.size() > 1) +
                                                 width * static_cast<double>(k), 3);
-      rows += x + " " + fixed(mean, 6) + " " + fixed(s.p5, 6) + " " + fixed(s.p95, 6) + " " + std::to_string(s.n) +
-              (numeric ? "" : " " + gp_quote(value)) + "\n";
+      // A mean that is never (a row never answered) lies on the "never"
+      // level, and so does a bar's end.
+      rows += x + " " + fixed(axis.clamp(mean), 6) + " " + fixed(axis.clamp(s.p5), 6) + " " +
+              fixed(axis.clamp(s.p95), 6) + " " + std::to_string(s.n) + (numeric ? "" : " " + gp_quote(value)) + "\n";
+      if (std::isinf(mean)) nevers += x + " " + fixed(*axis.never, 6) + "\n";
     }
     file(dat, rows);
     const std::string title = series[k].label.empty() ? metric : series[k].label;
     body += std::string(k ? ", " : "plot ") + gp_quote(dat) +
             (numeric ? " using 1:2:3:4 with yerrorlines lw 2 pt 7 " : " using 1:2:3:4 with yerrorbars lw 2 pt 7 ps 1.5 ") +
             series_style(k) + " title " + gp_quote(title);
+    if (!nevers.empty()) {
+      const std::string never_dat = plot_name + "-" + std::to_string(k) + "-never.dat";
+      file(never_dat, "# " + std::string(numeric ? param : "position") + " never_level\n" + nevers);
+      body += ", " + gp_quote(never_dat) + " using 1:2 with points pt 9 ps 2.2 " + series_style(k) + " notitle";
+      any_never = true;
+    }
   }
+  if (any_never)
+    body += ", " + fixed(*axis.never, 6) + " with lines dt 2 lw 1 lc rgb \"#888888\" title " +
+            gp_quote("never: a request never answered (triangles)");
   if (const auto s = slo(metric))
     body += ", " + fixed(*s, 6) + " with lines dt 3 lw 2.5 lc rgb \"black\" title " +
-            gp_quote("SLO: " + metric + " = " + figure(*s));
+            gp_quote("SLO: " + metric + " = " + compact(*s));
   std::string axes;
   if (numeric) {
     const double a = *number(values.front()), b = *number(values.back());
@@ -369,23 +477,36 @@ void ReportBuilder::sweep_param_plot(const std::vector<SweepSeries>& series, con
     }
     axes += ")\n";
   }
-  plot(plot_name, "set title " + gp_quote(metric + " by " + param + ": mean over seeds, bars from p5 to p95") +
+  plot(plot_name, "set title " + gp_quote(metric + " by " + param + ": mean over seeds, bars from p5 to p95" +
+                                          (axis.log ? " (log scale)" : "")) +
                       "\nset xlabel " + gp_quote(param) + "\nset ylabel " + gp_quote(metric_label(metric)) + "\n" + axes +
-                      yrange_line(range) + "set grid\nset key tmargin center horizontal\n" + body + "\n");
+                      axis.lines() + "set grid\nset key tmargin center horizontal\n" + body + "\n");
 }
 
 void ReportBuilder::sweep_seeds_only(const SweepTable& t, const std::string& name, const std::string& metric) {
+  // A run that never answered counts in the share, so the curve ends below
+  // 1 by the share of such runs.
   std::vector<double> v;
+  std::size_t runs = 0;
   for (const auto& r : t.rows)
-    if (const auto x = number(r.at(metric))) v.push_back(*x);
+    if (const auto x = metric_value(r.at(metric))) {
+      ++runs;
+      if (!std::isinf(*x)) v.push_back(*x);
+    }
+  if (v.empty()) {
+    md << "`" << metric << "` is never in every run: no distribution to draw.\n\n";
+    return;
+  }
   const Spread s = spread_of(v);
   const std::string plot_name = "sweep-" + stem_of(name) + "-" + stem_of(metric) + "-cdf";
   const std::string dat = plot_name + ".dat";
   std::string rows = "# " + metric + " share_of_runs\n" + fixed(s.min, 6) + " 0.0000\n";
-  for (const auto& [x, y] : ecdf(v, v.size())) rows += fixed(x, 6) + " " + fixed(y, 4) + "\n";
+  for (const auto& [x, y] : ecdf(v, runs)) rows += fixed(x, 6) + " " + fixed(y, 4) + "\n";
   file(dat, rows);
+  const std::size_t never = runs - v.size();
   std::string body = "plot " + gp_quote(dat) + " using 1:2 with steps lw 2 " + series_style(0) + " title " +
-                     gp_quote(metric + " (" + std::to_string(s.n) + " runs)");
+                     gp_quote(metric + " (" + std::to_string(runs) + " runs" +
+                              (never ? ", " + std::to_string(never) + " never: the curve ends below 1" : "") + ")");
   // The x axis spans the runs' values (and the SLO): a distribution is
   // read by its shape, which an axis from 0 would squash.
   double left = s.min, right = s.max;
@@ -399,7 +520,7 @@ void ReportBuilder::sweep_seeds_only(const SweepTable& t, const std::string& nam
   }
   const double pad = right > left ? (right - left) * 0.05 : std::max(1.0, std::fabs(left) * 0.05);
   const std::pair<double, double> xr{left - pad, right + pad};
-  plot(plot_name, "set title " + gp_quote(metric + ": distribution over " + std::to_string(s.n) +
+  plot(plot_name, "set title " + gp_quote(metric + ": distribution over " + std::to_string(runs) +
                                           " seeds (x axis: the runs' range)") +
                       "\nset xlabel " + gp_quote(metric_label(metric)) + "\nset ylabel \"share of runs at or below\"\nset xrange [" +
                       fixed(xr.first, 6) + ":" + fixed(xr.second, 6) + "]\nset yrange [0:1.05]\nset grid\n" +
@@ -409,7 +530,7 @@ void ReportBuilder::sweep_seeds_only(const SweepTable& t, const std::string& nam
 
 ReportBuilder::MetricColumns ReportBuilder::metric_columns(const SweepTable& t) {
   MetricColumns c;
-  auto& [varying, constant, partly_empty, never, empty_where] = c;
+  auto& [varying, constant, partly_empty, never, empty_where, never_rows] = c;
   for (const auto& col : t.columns)
     if (std::find(t.metrics.begin(), t.metrics.end(), col) == t.metrics.end()) never.push_back(col);
   for (const auto& m : t.metrics) {
@@ -419,7 +540,10 @@ ReportBuilder::MetricColumns ReportBuilder::metric_columns(const SweepTable& t) 
     std::map<std::string, std::size_t> per_group;
     for (const auto& r : t.rows) {
       seen.insert(r.at(m));
-      if (number(r.at(m))) continue;
+      if (const auto v = metric_value(r.at(m))) {
+        if (std::isinf(*v)) ++never_rows[m];
+        continue;
+      }
       ++empty;
       std::string g;
       for (const auto& q : t.params) g += (g.empty() ? "" : ",") + q + "=" + r.at(q);
@@ -439,6 +563,41 @@ ReportBuilder::MetricColumns ReportBuilder::metric_columns(const SweepTable& t) 
     empty_where[m] = where;
   }
   return c;
+}
+
+// Without --metric, the metrics a sweep is about, those that vary first in
+// this order: request latency and cost where apps serve; time to RUNNING and
+// rejections in a deploy race; allocation and fragmentation for a packing
+// workload. Then any other that varies, never the kernel's event count.
+std::pair<std::vector<std::string>, std::string> ReportBuilder::default_metrics(const SweepTable& t,
+                                                                                const MetricColumns& c) {
+  const auto measured = [&](const std::string& m) {
+    return std::find(t.metrics.begin(), t.metrics.end(), m) != t.metrics.end();
+  };
+  std::vector<std::string> order;
+  std::string about;
+  if (measured("req_completed")) {
+    about = "apps serve requests: request latency and cost first";
+    order = {"req_latency_p99_s", "cost_usd", "req_slo_attainment", "req_latency_p50_s", "gpu_hours_allocated",
+             "req_refused", "req_timed_out", "req_failed", "replica_seconds"};
+  } else if (measured("gpu_allocation")) {
+    about = "a packing workload: allocation and fragmentation first";
+    order = {"gpu_allocation", "gpu_fragmentation_share", "sampled_vram_utilisation", "pending_forever"};
+  } else {
+    about = "deploys: time to RUNNING and rejections first";
+    order = {"ttr_p95_s", "rejected_deployments", "apps_reached_running", "ttr_p50_s", "gpu_hours_allocated",
+             "jobs_never_started", "idle_node_seconds", "cost_usd"};
+  }
+  static const std::set<std::string> never_default = {"events", "expectations"};
+  std::vector<std::string> out;
+  const auto take = [&](const std::string& m) {
+    if (out.size() < kDefaultMetrics && std::find(c.varying.begin(), c.varying.end(), m) != c.varying.end() &&
+        std::find(out.begin(), out.end(), m) == out.end() && !never_default.count(m))
+      out.push_back(m);
+  };
+  for (const auto& m : order) take(m);
+  for (const auto& m : c.varying) take(m);
+  return {out, about};
 }
 
 void ReportBuilder::sweep_summary(const SweepTable& t, const std::string& name, const MetricColumns& c,
@@ -462,13 +621,16 @@ void ReportBuilder::sweep_summary(const SweepTable& t, const std::string& name, 
   std::vector<std::string> left;
   for (const auto& m : c.varying)
     if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) left.push_back(m);
-  list(left, opt.metrics.empty() ? "vary but not drawn (the first " + std::to_string(kDefaultMetrics) +
-                                       " that vary are; choose with --metric)"
+  list(left, opt.metrics.empty() ? "vary but not drawn (the sweep is about " + default_metrics(t, c).second +
+                                       ", at most " + std::to_string(kDefaultMetrics) + "; choose with --metric)"
                                  : "vary but not chosen with --metric",
        false);
   list(c.never, "no number in any row (not measured, or not applicable)", false);
   for (const auto& m : c.partly_empty)
     md << "- `" << m << "` is empty (not measured) in " << c.empty_where.at(m) << "; figures are over the other rows\n";
+  for (const auto& [m, n] : c.never_rows)
+    md << "- `" << m << "` is never (a request never answered: `inf`) in " << n << " of " << t.rows.size()
+       << " rows; a mean over such a row is never, drawn at the top of the plot\n";
   md << "\n";
 }
 
@@ -477,11 +639,12 @@ void ReportBuilder::sweep_seed_table(const SweepTable& t, const std::vector<std:
   for (const auto& m : metrics) {
     std::vector<double> v;
     for (const auto& r : t.rows)
-      if (const auto x = number(r.at(m))) v.push_back(*x);
+      if (const auto x = metric_value(r.at(m))) v.push_back(*x);
     const Spread s = spread_of(v);
-    md << "| " << m << " | " << s.n << " | " << figure(s.mean) << " | " << figure(s.mean - s.ci) << " to "
-       << figure(s.mean + s.ci) << " | " << figure(s.p5) << " | " << figure(s.p50) << " | " << figure(s.p95) << " | "
-       << figure(s.min) << " | " << figure(s.max) << " |\n";
+    const auto f = figure_or_never;
+    md << "| " << m << " | " << s.n << " | " << f(s.mean) << " | "
+       << (std::isinf(s.mean) ? std::string("never") : figure(s.mean - s.ci) + " to " + figure(s.mean + s.ci)) << " | "
+       << f(s.p5) << " | " << f(s.p50) << " | " << f(s.p95) << " | " << f(s.min) << " | " << f(s.max) << " |\n";
   }
   md << "\n";
 }
@@ -493,9 +656,7 @@ void ReportBuilder::sweep(const SweepTable& t) {
       throw ReportInputError(t.file + ": --metric " + m + ": expected a column after 'seed' with a number in some row");
   const MetricColumns columns = metric_columns(t);
   std::vector<std::string> metrics = opt.metrics;
-  if (metrics.empty())
-    for (const auto& m : columns.varying)
-      if (metrics.size() < kDefaultMetrics) metrics.push_back(m);
+  if (metrics.empty()) metrics = default_metrics(t, columns).first;
   sweep_summary(t, name, columns, metrics);
   if (t.params.empty()) {
     sweep_seed_table(t, metrics);
@@ -503,12 +664,16 @@ void ReportBuilder::sweep(const SweepTable& t) {
     return;
   }
   for (const auto& metric : metrics) {
-    // One y range per metric, whatever parameter is on the x axis.
-    double lo = 0, hi = 0;
+    // One y axis per metric, whatever parameter is on the x axis.
+    std::vector<double> finite;
+    bool never = false;
     for (const auto& r : t.rows)
-      if (const auto x = number(r.at(metric))) lo = std::min(lo, *x), hi = std::max(hi, *x);
-    if (const auto s = slo(metric)) hi = std::max(hi, *s), lo = std::min(lo, *s);
-    for (const auto& param : t.params) sweep_by_param(t, name, param, metric, y_range(lo, hi));
+      if (const auto x = metric_value(r.at(metric))) {
+        if (std::isinf(*x)) never = true;
+        else finite.push_back(*x);
+      }
+    if (const auto s = slo(metric)) finite.push_back(*s);
+    for (const auto& param : t.params) sweep_by_param(t, name, param, metric, sweep_axis(finite, never));
   }
 }
 
@@ -621,6 +786,8 @@ std::vector<NodeSeries> read_status_timeline(const std::string& path) {
   return out;
 }
 
+// `latency_p99_s`, `window_s` and `slo_latency_s` came later: a timeline
+// without them is read, its window from the spacing of its rows.
 std::vector<ServeSeries> read_serve_timeline(const std::string& path) {
   std::ifstream in = open_input(path);
   std::vector<std::string> header, cells;
@@ -628,11 +795,21 @@ std::vector<ServeSeries> read_serve_timeline(const std::string& path) {
   if (!read_csv_record(in, header, n, path) || header.size() < 3 || header[0] != "time_s" || header[1] != "app")
     throw ReportInputError(path + ": line 1: expected the serving timeline header time_s,app,arrival_rate_per_s,...");
   const auto col = [&](const std::string& name) { return column_index(header, name, path); };
+  const auto optional_col = [&](const std::string& name) -> std::optional<std::size_t> {
+    auto it = std::find(header.begin(), header.end(), name);
+    if (it == header.end()) return std::nullopt;
+    return static_cast<std::size_t>(it - header.begin());
+  };
   const std::size_t c_t = col("time_s"), c_app = col("app"), c_rate = col("arrival_rate_per_s"),
                     c_p50 = col("latency_p50_s"), c_p95 = col("latency_p95_s"), c_rep = col("replicas"),
                     c_never = col("never"), c_on = col("ongoing_requests");
+  const auto c_p99 = optional_col("latency_p99_s"), c_window = optional_col("window_s"),
+             c_slo = optional_col("slo_latency_s");
   std::vector<ServeSeries> out;
   std::map<std::string, std::size_t> at;
+  const auto bad = [&](const std::string& what) {
+    return ReportInputError(path + ": line " + std::to_string(n) + ": " + what);
+  };
   while (read_csv_record(in, cells, n, path)) {
     if (cells.size() == 1 && cells[0].empty()) continue;
     check_width(cells, header.size(), path, n);
@@ -640,22 +817,43 @@ std::vector<ServeSeries> read_serve_timeline(const std::string& path) {
     const auto t = number(cells[c_t]), rate = number(cells[c_rate]), rep = number(cells[c_rep]),
                nev = number(cells[c_never]), on = number(cells[c_on]);
     if (!t || !rate || !rep || !nev || !on)
-      throw ReportInputError(path + ": line " + std::to_string(n) +
-                             ": expected numbers in time_s, arrival_rate_per_s, never, replicas and ongoing_requests");
+      throw bad("expected numbers in time_s, arrival_rate_per_s, never, replicas and ongoing_requests");
     p.t = *t;
     p.arrival_rate = *rate;
     p.replicas = *rep;
     p.never = *nev;
     p.ongoing = *on;
-    for (auto [c, dst] : {std::pair{c_p50, &p.p50}, std::pair{c_p95, &p.p95}}) {
+    std::vector<std::pair<std::size_t, std::optional<double>*>> latencies = {{c_p50, &p.p50}, {c_p95, &p.p95}};
+    if (c_p99) latencies.emplace_back(*c_p99, &p.p99);
+    for (auto [c, dst] : latencies) {
       if (cells[c].empty()) continue;  // no request completed in the window
       const auto v = number(cells[c]);
-      if (!v) throw ReportInputError(path + ": line " + std::to_string(n) + ": " + header[c] + ": expected a number");
+      if (!v || *v < 0) throw bad(header[c] + ": expected a number >= 0 or nothing, got '" + cells[c] + "'");
       *dst = *v;
     }
     auto [it, added] = at.emplace(cells[c_app], out.size());
-    if (added) out.push_back(ServeSeries{cells[c_app], {}});
-    out[it->second].points.push_back(p);
+    if (added) out.push_back(ServeSeries{cells[c_app], {}, 0, std::nullopt});
+    ServeSeries& s = out[it->second];
+    if (c_window) {
+      const auto w = number(cells[*c_window]);
+      if (!w || *w <= 0) throw bad("window_s: expected a number > 0, got '" + cells[*c_window] + "'");
+      s.window_s = *w;
+    }
+    if (c_slo && !cells[*c_slo].empty()) {
+      const auto v = number(cells[*c_slo]);
+      if (!v || *v <= 0) throw bad("slo_latency_s: expected a number > 0 or nothing, got '" + cells[*c_slo] + "'");
+      s.slo_latency_s = *v;
+    }
+    if (!s.points.empty() && p.t <= s.points.back().t)
+      throw bad("time_s: expected the app's windows in time order, got " + cells[c_t] + " after " +
+                figure(s.points.back().t));
+    s.points.push_back(p);
+  }
+  for (ServeSeries& s : out) {
+    if (s.window_s > 0) continue;
+    s.window_s = s.points.front().t;  // the first window starts at 0
+    for (std::size_t i = 1; i < s.points.size(); ++i) s.window_s = std::min(s.window_s, s.points[i].t - s.points[i - 1].t);
+    if (s.window_s <= 0) s.window_s = 1;
   }
   return out;
 }
@@ -678,9 +876,10 @@ SweepTable read_sweep_csv(const std::string& path) {
     for (std::size_t i = 0; i < header.size(); ++i) row[header[i]] = cells[i];
     t.rows.push_back(std::move(row));
   }
-  // A metric is a column after `seed` that holds a number in some row.
+  // A metric is a column after `seed` that holds a number (or "inf", never)
+  // in some row.
   for (const auto& c : t.columns)
-    if (std::any_of(t.rows.begin(), t.rows.end(), [&](const auto& r) { return number(r.at(c)).has_value(); }))
+    if (std::any_of(t.rows.begin(), t.rows.end(), [&](const auto& r) { return metric_value(r.at(c)).has_value(); }))
       t.metrics.push_back(c);
   return t;
 }
@@ -700,7 +899,9 @@ Spread spread_of(const std::vector<double>& values) {
   double sum = 0;
   for (double v : values) sum += v;
   s.mean = sum / static_cast<double>(s.n);
-  if (s.n > 1) {
+  if (std::isinf(s.mean)) {
+    s.ci = s.mean;  // a run that never answered: the mean is never, and so is its interval
+  } else if (s.n > 1) {
     double ss = 0;
     for (double v : values) ss += (v - s.mean) * (v - s.mean);
     const double sd = std::sqrt(ss / static_cast<double>(s.n - 1));
@@ -736,7 +937,7 @@ std::vector<SweepSeries> sweep_curves(const SweepTable& t, const std::string& pa
     if (!by_label.count(label)) labels.push_back(label);
     auto& values = by_label[label];
     if (std::find(order.begin(), order.end(), p->second) == order.end()) order.push_back(p->second);
-    if (const auto v = number(m->second)) values[p->second].push_back(*v);
+    if (const auto v = metric_value(m->second)) values[p->second].push_back(*v);
   }
   std::vector<SweepSeries> out;
   for (const auto& l : labels) {

@@ -61,15 +61,17 @@ std::vector<NodeSeries> read_status_timeline(const std::string& path);  // node 
 // A serving timeline (`vramsim run --serve-timeline`): per app, one point
 // per window.
 struct ServePoint {
-  double t = 0;                        // the window's end, s
-  double arrival_rate = 0;             // requests per second over the window
-  std::optional<double> p50, p95;      // latency of the window's completed requests, s
-  double replicas = 0, ongoing = 0;    // at the window's end
-  double never = 0;                    // refused or timed out in the window
+  double t = 0;                          // the window's end, s (`time_s`)
+  double arrival_rate = 0;               // requests per second over the window
+  std::optional<double> p50, p95, p99;   // latency of the window's completed requests, s
+  double replicas = 0, ongoing = 0;      // at the window's end
+  double never = 0;                      // refused or timed out in the window
 };
 struct ServeSeries {
   std::string app;
   std::vector<ServePoint> points;
+  double window_s = 0;                   // each window is [t - window_s, t]
+  std::optional<double> slo_latency_s;   // the app's slo_latency_s, where the timeline gives one
 };
 std::vector<ServeSeries> read_serve_timeline(const std::string& path);  // app order of first appearance
 

@@ -173,8 +173,8 @@ void frag_section(const std::vector<FragSeries>& series, ReportFiles& out, std::
   }
   md << "\n";
   frag_plots(series, unalloc_plot, frag_plot, top_x, top_frag, out);
-  md << "![unallocated](frag-unallocated.svg)\n\n![unallocated, the tail](frag-unallocated-tail.svg)\n\n"
-     << "![fragmented](frag-fragmented.svg)\n\n";
+  md << "![unallocated](frag-unallocated.png)\n\n![unallocated, the tail](frag-unallocated-tail.png)\n\n"
+     << "![fragmented](frag-fragmented.png)\n\n";
 }
 
 }  // namespace vramsim

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <iomanip>
+#include <limits>
 #include <sstream>
 
 #include "analysis/report.hpp"
@@ -19,6 +20,13 @@ std::optional<double> number(const std::string& s) {
     return std::nullopt;
   }
 }
+
+std::optional<double> metric_value(const std::string& s) {
+  if (s == "inf") return std::numeric_limits<double>::infinity();
+  return number(s);
+}
+
+std::string figure_or_never(double v) { return std::isinf(v) && v > 0 ? "never" : figure(v); }
 
 std::ifstream open_input(const std::string& path) {
   std::ifstream in(path);
@@ -39,6 +47,36 @@ std::string figure(double v) {
   if (v != 0 && std::fabs(v) < 100) s << std::setprecision(3) << v;
   else s << std::fixed << std::setprecision(1) << v;
   return s.str();
+}
+
+std::string compact(double v) {
+  std::ostringstream s;
+  s << std::setprecision(6) << v;
+  return s.str();
+}
+
+std::string integer_ytics(double top) {
+  double step = 1;
+  for (double decade = 1; top / step > 10; decade *= 10)
+    for (double m : {1.0, 2.0, 5.0})
+      if (top / step > 10) step = m * decade;
+  return "set ytics 0, " + fixed(step, 0) + "\nset format y \"%.0f\"\n";
+}
+
+std::string never_ytics(double lo, double hi, bool log, double never_y) {
+  std::string out;
+  if (log) {
+    const double first = std::pow(10.0, std::floor(std::log10(lo > 0 ? lo : 1)));
+    out = "set ytics " + compact(first) + ", 10, " + compact(hi) + "\n";
+  } else {
+    const double raw = std::max(hi - lo, 1e-12) / 6;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = 10 * magnitude;
+    for (double m : {5.0, 2.0, 1.0})
+      if (m * magnitude >= raw) step = m * magnitude;
+    out = "set ytics " + compact(std::floor(lo / step) * step) + ", " + compact(step) + ", " + compact(hi) + "\n";
+  }
+  return out + "set ytics add (\"never\" " + fixed(never_y, 9) + ")\n";
 }
 
 // A string inside a double-quoted gnuplot string.

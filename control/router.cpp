@@ -429,7 +429,9 @@ std::vector<ServeWindow> Router::take_window() {
     if (!s.w_latencies.empty()) {
       w.p50_s = percentile_with_never(s.w_latencies, 0, 50);
       w.p95_s = percentile_with_never(s.w_latencies, 0, 95);
+      w.p99_s = percentile_with_never(s.w_latencies, 0, 99);
     }
+    if (s.spec && s.spec->slo_latency) w.slo_latency_s = to_seconds(*s.spec->slo_latency);
     w.replicas = static_cast<int>(s.candidates.size());
     w.ongoing = static_cast<double>(s.queue.size() + static_cast<std::size_t>(s.on_replicas));
     s.w_arrivals = s.w_completed = s.w_never = 0;

@@ -96,7 +96,8 @@ std::optional<double> percentile_with_never(std::vector<float>& latencies, std::
 struct ServeWindow {
   std::string app;
   std::uint64_t arrivals = 0, completed = 0, never = 0;  // never: refused or timed out in the window
-  std::optional<double> p50_s, p95_s;                   // over the window's completed requests
+  std::optional<double> p50_s, p95_s, p99_s;            // over the window's completed requests
+  std::optional<double> slo_latency_s;                  // the app's slo_latency, where it has one
   int replicas = 0;                                     // RUNNING at the window's end
   double ongoing = 0;                                   // queued + on replicas at its end
 };

@@ -565,6 +565,13 @@ py::dict py_plan(py::handle scenario, py::handle slo, py::handle vary, py::handl
   out["combinations"] = r.combinations;
   out["runs"] = r.runs;
   out["rounds"] = r.rounds;
+  py::dict limit;  // worker jobs that reached their time limit while serving, over every run
+  limit["runs"] = r.time_limit.runs;
+  limit["runs_hit"] = r.time_limit.hit;
+  limit["jobs"] = r.time_limit.jobs;
+  limit["replicas_lost"] = r.time_limit.replicas;
+  limit["requests_lost"] = r.time_limit.requests;
+  out["time_limit"] = limit;
   return out;
 }
 

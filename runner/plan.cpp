@@ -208,8 +208,11 @@ std::vector<std::string> plan_metrics(const PlanSpec& spec) {
   std::vector<std::string> out;
   for (const auto& s : spec.slos) out.push_back(s.metric);
   out.push_back(spec.objective);
+  for (const char* m : {"jobs_timeout_serving", "replicas_lost_time_limit", "req_failed_time_limit"}) out.push_back(m);
   return out;
 }
+
+std::size_t plan_decision_metrics(const PlanSpec& spec) { return spec.slos.size() + 1; }
 
 namespace {
 
@@ -235,7 +238,11 @@ struct Line {
 class Search {
  public:
   Search(const PlanSpec& spec, const PlanEvaluator& evaluate)
-      : spec_(spec), evaluate_(evaluate), names_(plan_metrics(spec)), full_(spec.grid.seeds.size()) {}
+      : spec_(spec),
+        evaluate_(evaluate),
+        names_(plan_metrics(spec)),
+        decide_(plan_decision_metrics(spec)),
+        full_(spec.grid.seeds.size()) {}
 
   PlanResult run() {
     build_lines();
@@ -297,7 +304,7 @@ class Search {
       Evaluation e;
       e.combination = c;
       e.evaluated_as = evals_.size();
-      e.values.resize(names_.size());
+      e.values.resize(decide_);
       evals_.push_back(std::move(e));
     }
     return evals_[it->second];
@@ -324,10 +331,14 @@ class Search {
       if (figures[t].size() != tasks[t].seeds.size()) throw std::logic_error("plan evaluator: one result per seed");
       for (std::size_t s = 0; s < tasks[t].seeds.size(); ++s) {
         ++runs_;
-        for (std::size_t k = 0; k < names_.size(); ++k) {
+        const auto observed = [&](std::size_t k) {
+          return k < figures[t][s].size() ? figures[t][s][k].value_or(0.0) : 0.0;
+        };
+        time_limit_.add(observed(decide_), observed(decide_ + 1), observed(decide_ + 2));
+        for (std::size_t k = 0; k < decide_; ++k) {
           const auto& v = figures[t][s].at(k);
           if (!v || std::isnan(*v) || *v < 0)
-            throw PlanError(std::string(k + 1 == names_.size() ? "--objective " : "--slo ") + names_[k] + ": the run of " +
+            throw PlanError(std::string(k + 1 == decide_ ? "--objective " : "--slo ") + names_[k] + ": the run of " +
                             (spec_.grid.params.empty() ? std::string("the scenario") : spec_.grid.setting_of(e.combination)) +
                             " with seed " + std::to_string(tasks[t].seeds[s]) + " did not measure it" +
                             (names_[k] == "cost_usd" ? " (a GPU model without a price: gpu_prices_usd_per_hour)" : "") +
@@ -455,6 +466,7 @@ class Search {
     r.combinations = spec_.grid.combinations();
     r.runs = runs_;
     r.rounds = rounds_;
+    r.time_limit = time_limit_;
     std::vector<const Evaluation*> order;
     for (const auto& e : evals_) order.push_back(&e);
     std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->combination < b->combination; });
@@ -505,6 +517,7 @@ class Search {
   const PlanSpec& spec_;
   const PlanEvaluator& evaluate_;
   std::vector<std::string> names_;
+  std::size_t decide_;  // names_ the search decides on: the SLOs' and the objective
   std::size_t full_;
   std::vector<Line> lines_;
   std::vector<Evaluation> evals_;
@@ -512,6 +525,7 @@ class Search {
   std::map<std::size_t, BootstrapBound> boots_;
   std::optional<std::pair<double, std::size_t>> best_;  // (objective, combination)
   std::size_t runs_ = 0, rounds_ = 0;
+  TimeLimitTally time_limit_;
   std::optional<std::size_t> monotone_;  // the dimension searched along
   std::optional<std::size_t> declared_;  // the last --monotone, searched or not (--exhaustive)
   std::size_t declared_stride_ = 1;

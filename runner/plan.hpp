@@ -74,15 +74,19 @@ struct PlanSpec {
 // Checks names and ranges; throws PlanError.
 void validate(const PlanSpec& spec);
 
-// The metrics a plan reads from each run: each SLO's, then the objective.
+// The metrics a plan reads from each run: each SLO's, then the objective
+// (plan_decision_metrics of them), then what it reports but does not decide
+// on: the three time-limit metrics (TimeLimitTally).
 std::vector<std::string> plan_metrics(const PlanSpec& spec);
+std::size_t plan_decision_metrics(const PlanSpec& spec);
 
 struct PlanTask {
   std::size_t combination = 0;
   std::vector<std::uint64_t> seeds;
 };
 // Per task, per seed, per plan_metrics() name: the run's value (nullopt: not
-// measured; run_plan then refuses the metric).
+// measured; run_plan then refuses a metric it decides on). The names after
+// the decision metrics may be left out (a shorter vector): counted as 0.
 using PlanFigures = std::vector<std::vector<std::vector<std::optional<double>>>>;
 using PlanEvaluator = std::function<PlanFigures(const std::vector<PlanTask>&)>;
 
@@ -114,6 +118,7 @@ struct PlanResult {
   // value, in grid order.
   std::vector<std::size_t> hopeless;
   std::size_t combinations = 0, runs = 0, rounds = 0;
+  TimeLimitTally time_limit;  // over every run of the search
 };
 
 // Searches the grid (docs/serving.md, "Planning"): binary search along the

@@ -696,8 +696,8 @@ void ScenarioDriver::count_metrics(SimTime end, std::uint64_t events,
 
 void ScenarioDriver::schedule_serve_timeline(const std::string& path, Duration window) {
   serve_csv_ = std::make_unique<OutputFile>(path);
-  serve_csv_->write("time_s,app,arrival_rate_per_s,completed,never,latency_p50_s,latency_p95_s,replicas,"
-                    "ongoing_requests\n");
+  serve_csv_->write("time_s,app,arrival_rate_per_s,completed,never,latency_p50_s,latency_p95_s,latency_p99_s,"
+                    "replicas,ongoing_requests,window_s,slo_latency_s\n");
   serve_window_ = window;
   w_.control.keep_serve_windows();
   serve_timeline_ = w_.exec.every(window, [this] {
@@ -707,7 +707,9 @@ void ScenarioDriver::schedule_serve_timeline(const std::string& path, Duration w
       serve_csv_->write(format_number(t) + "," + s.app + "," +
                         format_number(static_cast<double>(s.arrivals) / to_seconds(serve_window_)) + "," +
                         std::to_string(s.completed) + "," + std::to_string(s.never) + "," + opt(s.p50_s) + "," +
-                        opt(s.p95_s) + "," + std::to_string(s.replicas) + "," + format_number(s.ongoing) + "\n");
+                        opt(s.p95_s) + "," + opt(s.p99_s) + "," + std::to_string(s.replicas) + "," +
+                        format_number(s.ongoing) + "," + format_number(to_seconds(serve_window_)) + "," +
+                        opt(s.slo_latency_s) + "\n");
   });
 }
 

@@ -375,23 +375,28 @@ std::string sweep_time_limit_line(const std::string& csv) {
   };
   const std::size_t jobs_at = column("jobs_timeout_serving"), replicas_at = column("replicas_lost_time_limit"),
                     requests_at = column("req_failed_time_limit");
-  double jobs = 0, replicas = 0, requests = 0;
-  std::size_t runs = 0, hit = 0;
+  TimeLimitTally tally;
   auto value = [&](std::size_t at) { return at < cells.size() ? std::strtod(cells[at].c_str(), nullptr) : 0.0; };
-  while (read_csv_record(in, cells, line, "sweep")) {
-    ++runs;
-    if (value(jobs_at) <= 0) continue;
-    ++hit;
-    jobs += value(jobs_at);
-    replicas += value(replicas_at);
-    requests += value(requests_at);
-  }
-  if (hit == 0) return "";
+  while (read_csv_record(in, cells, line, "sweep")) tally.add(value(jobs_at), value(replicas_at), value(requests_at));
+  return time_limit_line("sweep", tally);
+}
+
+void TimeLimitTally::add(double jobs_timeout_serving, double replicas_lost, double requests_lost) {
+  ++runs;
+  if (!(jobs_timeout_serving > 0)) return;
+  ++hit;
+  jobs += jobs_timeout_serving;
+  replicas += replicas_lost;
+  requests += requests_lost;
+}
+
+std::string time_limit_line(const std::string& tool, const TimeLimitTally& t) {
+  if (t.hit == 0) return "";
   std::ostringstream out;
-  out << "sweep: time limit: in " << hit << " of " << runs << " runs worker jobs reached their time_limit while "
-      << "serving (" << jobs << " job(s) in all; " << replicas << " replica(s) lost, each replacement a cold start, "
-      << requests << " request(s) lost); see the columns jobs_timeout_serving, replicas_lost_time_limit and "
-      << "req_failed_time_limit, and docs/serving.md, \"Worker time limits\"\n";
+  out << tool << ": time limit: in " << t.hit << " of " << t.runs << " runs worker jobs reached their time_limit while "
+      << "serving (" << t.jobs << " job(s) in all; " << t.replicas << " replica(s) lost, each replacement a cold start, "
+      << t.requests << " request(s) lost); see the columns jobs_timeout_serving, replicas_lost_time_limit and "
+      << "req_failed_time_limit of a sweep, and docs/serving.md, \"Worker time limits\"\n";
   return out.str();
 }
 

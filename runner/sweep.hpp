@@ -127,4 +127,15 @@ std::string merge_parts(const std::string& header, const std::vector<std::string
 // in how many runs, and the replicas and requests lost. Empty when none.
 std::string sweep_time_limit_line(const std::string& csv);
 
+// Worker jobs that reached their time limit while serving, over the runs of
+// a sweep or a plan (RunMetrics::jobs_timeout_serving and the two after it).
+struct TimeLimitTally {
+  std::size_t runs = 0, hit = 0;  // runs counted, and those with such a job
+  double jobs = 0, replicas = 0, requests = 0;
+  void add(double jobs_timeout_serving, double replicas_lost, double requests_lost);
+};
+// The one line `sweep` and `plan` print (`tool`: their name); empty when no
+// run had such a job.
+std::string time_limit_line(const std::string& tool, const TimeLimitTally& t);
+
 }  // namespace vramsim

@@ -299,6 +299,7 @@ void print_plan(const PlanSpec& spec, const PlanResult& r, double secs) {
   std::cout << "  stopped early: " << fails << " certain to miss an SLO, " << pruned
             << " unable to beat the best found\n";
   print_hopeless(spec, r);
+  std::cout << time_limit_line("plan", r.time_limit);
   if (r.chosen) {
     std::cout << "chosen: " << setting(spec, r.rows[*r.chosen].combination) << "\n";
     print_row(spec, r.rows[*r.chosen], std::cout);

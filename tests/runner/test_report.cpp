@@ -374,7 +374,8 @@ TEST(ReportPlots, CategoriesArePointsWithBarsNotLines) {
   ReportInputs in;
   in.sweeps.push_back(read_sweep_csv(temp_file("by-policy.csv", policies_csv())));
   const ReportFiles r = build_report(in, {});
-  ASSERT_EQ(r.scripts, (std::vector<std::string>{"sweep-by-policy-policies-ttr_p50_s", "sweep-by-policy-policies-ttr_p95_s"}));
+  // A deploy race: time to RUNNING's p95 first, then its p50.
+  ASSERT_EQ(r.scripts, (std::vector<std::string>{"sweep-by-policy-policies-ttr_p95_s", "sweep-by-policy-policies-ttr_p50_s"}));
   const std::string& gp = file_of(r, "sweep-by-policy-policies-ttr_p95_s.gp");
   const auto series = series_of(gp);
   ASSERT_EQ(series.size(), 1u);
@@ -541,18 +542,41 @@ TEST(ReportPlan, TheFrontierPlotHasTheSloLineAndTheChosenPoint) {
   const auto series = series_of(gp);
   ASSERT_GE(series.size(), 6u) << gp;
   EXPECT_NE(gp.find("10.000000000 with lines dt 3"), std::string::npos) << gp;
-  EXPECT_NE(gp.find("\"SLO: req_latency_p99_s <=10\""), std::string::npos) << gp;
+  EXPECT_NE(gp.find("\"SLO <=10\""), std::string::npos) << gp;
   EXPECT_NE(gp.find("set xlabel \"cost_usd (USD)\""), std::string::npos) << gp;
   EXPECT_NE(gp.find("set ylabel \"req_latency_p99_s (s), bound\""), std::string::npos) << gp;
+  EXPECT_NE(gp.find("set key outside right"), std::string::npos) << "the key clear of the x label: " << gp;
   EXPECT_EQ(first_column(file_of(r, "plan-study-req_latency_p99_s-chosen.dat")), (std::vector<double>{20}));
   EXPECT_EQ(first_column(file_of(r, "plan-study-req_latency_p99_s-frontier.dat")), (std::vector<double>{20, 30, 50}));
-  EXPECT_EQ(first_column(file_of(r, "plan-study-req_latency_p99_s-missed.dat")), (std::vector<double>{25}));
-  EXPECT_EQ(first_column(file_of(r, "plan-study-req_latency_p99_s-partial.dat")), (std::vector<double>{10}))
-      << "the pruned row's bound is infinite: not drawn";
+  // The GPU model is the dimension asked about: it gives the colour, what
+  // the search learnt the shape. A10 x1 stopped certain to miss: a miss;
+  // A100 x3 stopped for cost: apart, on the "never" level (its bound is
+  // infinite): 95 + 15 % of 95.
+  EXPECT_EQ(first_column(file_of(r, "plan-study-req_latency_p99_s-met-A10.dat")), (std::vector<double>{20, 30}));
+  EXPECT_EQ(first_column(file_of(r, "plan-study-req_latency_p99_s-missed-A10.dat")), (std::vector<double>{10}));
+  EXPECT_EQ(first_column(file_of(r, "plan-study-req_latency_p99_s-met-A100.dat")), (std::vector<double>{50}));
+  EXPECT_EQ(first_column(file_of(r, "plan-study-req_latency_p99_s-missed-A100.dat")), (std::vector<double>{25}));
+  EXPECT_NE(file_of(r, "plan-study-req_latency_p99_s-pruned-A100.dat").find("\n75.000000 109.250000000\n"),
+            std::string::npos);
+  EXPECT_NE(gp.find("set ytics add (\"never\" 109.250000000)"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("keyentry with points pt 5 ps 1.5 lc rgb \"#1f77b4\" dt 1 title \"A10\""), std::string::npos) << gp;
+  EXPECT_NE(gp.find("title \"colour: cluster.partition.0.gpu\""), std::string::npos) << gp;
+  EXPECT_NE(gp.find("title \"stopped early (cost)\""), std::string::npos) << gp;
+  EXPECT_NE(gp.find("title \"misses the SLO\""), std::string::npos) << gp;
+  // Number ticks stop at the highest bound (95), clear of "never": 0 to 95
+  // by 20 (about six ticks).
+  EXPECT_NE(gp.find("set ytics 0, 20, 95\nset ytics add (\"never\" 109.250000000)"), std::string::npos) << gp;
+  // The colour gives the GPU: the labels give the workers alone.
+  EXPECT_EQ(file_of(r, "plan-study-req_latency_p99_s-labels-0.dat").find("A10"), std::string::npos);
+  EXPECT_NE(r.markdown.find("The colours give `cluster.partition.0.gpu`; the shapes what the search learnt. The "
+                            "frontier's labels give `cluster.max_workers`, in that order."),
+            std::string::npos) << r.markdown;
   EXPECT_NE(r.markdown.find("Chosen: **cluster.partition.0.gpu=A10 cluster.max_workers=2**, cost_usd 20, "),
             std::string::npos)
       << r.markdown;
-  EXPECT_NE(r.markdown.find("1 configuration(s) had a request that never completed"), std::string::npos) << r.markdown;
+  EXPECT_NE(r.markdown.find("1 configuration(s) had a request that never completed in some seed (an infinite "
+                            "req_latency_p99_s bound): drawn on the \"never\" level at the top."),
+            std::string::npos) << r.markdown;
   EXPECT_NE(r.markdown.find("| cluster.partition.0.gpu=A100 cluster.max_workers=3 | 4 | pruned | 3 | never | - | 75 |"),
             std::string::npos)
       << r.markdown;
@@ -570,7 +594,27 @@ TEST(ReportPlan, AChosenPointOffTheFrontierIsLabelledAndExplained) {
                             "cluster.max_workers=3 measured 0.01 less cost_usd"),
             std::string::npos)
       << r.markdown;
-  EXPECT_NE(file_of(r, "plan-off-req_latency_p99_s-labels-0.dat").find("\"chosen: A10,2\""), std::string::npos);
+  EXPECT_NE(file_of(r, "plan-off-req_latency_p99_s-labels-0.dat").find("\"chosen: 2\""), std::string::npos);
+}
+
+// Frontier labels never print over one another: the second of three
+// neighbours goes below its point, the third, clear of neither side, is
+// left out and named. One dimension varies: no colours, labels its values.
+TEST(ReportPlan, FrontierLabelsDoNotOverprint) {
+  const std::string csv = "apps.0.replicas,seeds_run,decision,req_latency_p99_s_mean,req_latency_p99_s_bound,"
+                          "req_latency_p99_s_slo,slo_met,cost_usd,chosen,evaluated_as\n"
+                          "1,8,all_seeds,5,5,<=10,1,10,1,0\n"
+                          "2,8,all_seeds,4.99,4.99,<=10,1,10.1,0,1\n"
+                          "3,8,all_seeds,4.98,4.98,<=10,1,10.2,0,2\n";
+  ReportInputs in;
+  in.plans.push_back(read_plan_csv(temp_file("tight.csv", csv)));
+  const ReportFiles r = build_report(in, ReportOptions{});
+  EXPECT_NE(file_of(r, "plan-tight-req_latency_p99_s-labels-0.dat").find("\"1\""), std::string::npos);
+  EXPECT_NE(file_of(r, "plan-tight-req_latency_p99_s-labels-1.dat").find("\"2\""), std::string::npos);
+  EXPECT_NE(r.markdown.find("Labels left out where they would print over another: 3 (the table has every "
+                            "configuration)."),
+            std::string::npos) << r.markdown;
+  EXPECT_TRUE(has_file(r, "plan-tight-req_latency_p99_s-met.dat")) << "no dimension colours: by outcome";
 }
 
 TEST(ReportPlan, ABadPlanCsvIsNamedWithItsLine) {
@@ -634,32 +678,174 @@ namespace {
 
 TEST(Report, ServingTimelineDrawsLatencyAndReplicasAgainstTraffic) {
   testing_support::TestDir dir;
+  // Four 60 s windows: a cold start (p99 300 s), one over the 10 s SLO at
+  // p95 but not p99, one without answers, a steady one.
   const std::string path =
       dir.write("run.serve.csv",
-                "time_s,app,arrival_rate_per_s,completed,never,latency_p50_s,latency_p95_s,replicas,ongoing_requests\n"
-                "60,sd,0.5,30,0,1.5,2.5,1,0\n"
-                "120,sd,2,100,3,4,9,3,5\n"
-                "180,sd,0,0,0,,,0,0\n");
+                "time_s,app,arrival_rate_per_s,completed,never,latency_p50_s,latency_p95_s,latency_p99_s,replicas,"
+                "ongoing_requests,window_s,slo_latency_s\n"
+                "60,sd,0.5,30,0,1.5,2.5,300,1,0,60,10\n"
+                "120,sd,2,100,3,4,9,9.5,3,5,60,10\n"
+                "180,sd,0,0,0,,,,0,0,60,10\n"
+                "240,sd,1,60,0,1,2,3,3,0,60,10\n");
   const auto series = read_serve_timeline(path);
   ASSERT_EQ(series.size(), 1u);
-  ASSERT_EQ(series[0].points.size(), 3u);
+  ASSERT_EQ(series[0].points.size(), 4u);
   EXPECT_FALSE(series[0].points[2].p50) << "no request completed in the window";
+  EXPECT_EQ(series[0].window_s, 60);
+  EXPECT_EQ(series[0].slo_latency_s, std::optional<double>(10));
   ReportInputs in;
   in.serving.emplace_back("run.serve", series);
   const ReportFiles r = build_report(in, {});
-  std::map<std::string, std::string> files(r.files.begin(), r.files.end());
-  ASSERT_TRUE(files.count("serve-run-serve-sd.dat"));
-  const std::string& dat = files.at("serve-run-serve-sd.dat");
-  EXPECT_NE(dat.find("120.0000 4.000 9.000 3 2.000000 3 5"), std::string::npos) << dat;
-  EXPECT_NE(dat.find("NaN NaN 0"), std::string::npos) << "a window without answers is a gap, not a zero";
-  EXPECT_NE(std::find(r.scripts.begin(), r.scripts.end(), "serve-latency-run-serve-sd"), r.scripts.end());
-  const std::string& rep = files.at("serve-replicas-run-serve-sd.gp");
+  // Each window's values lie over the window, [time_s - 60, time_s]: the
+  // cold start's from 0 to 60, not from 60 on.
+  const std::string& dat = file_of(r, "serve-run-serve-sd.dat");
+  EXPECT_NE(dat.find("\n0.0000 1.500 2.500 300.000 0.500000\n60.0000 1.500 2.500 300.000 0.500000\n"),
+            std::string::npos) << dat;
+  EXPECT_NE(dat.find("\n60.0000 4.000 9.000 9.500 2.000000\n120.0000 4.000 9.000 9.500 2.000000\n"), std::string::npos);
+  EXPECT_NE(dat.find("\n120.0000 NaN NaN NaN 0.000000\n180.0000 NaN NaN NaN 0.000000\n"), std::string::npos)
+      << "a window without answers is a gap, not a zero";
+  const std::string& lat = file_of(r, "serve-latency-run-serve-sd.gp");
+  const auto lines = series_of(lat);
+  ASSERT_EQ(lines.size(), 4u) << lat;  // p50, p95, p99 and the SLO
+  EXPECT_NE(lines[2].find("using 1:4"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[2].find("title \"p99\""), std::string::npos) << lines[2];
+  EXPECT_NE(lines[3].find("10.000000 with lines dt 3"), std::string::npos) << lines[3];
+  EXPECT_NE(lines[3].find("\"SLO 10 s\""), std::string::npos) << lines[3];
+  // 1 s to 300 s: more than two decades, a log axis from 1/1.5 to 300 x 1.5.
+  EXPECT_NE(lat.find("set logscale y\nset yrange [0.666667:450.000000]"), std::string::npos) << lat;
+  EXPECT_NE(lat.find("set key tmargin"), std::string::npos) << "the legend above the data";
+  const std::string& rep = file_of(r, "serve-replicas-run-serve-sd.gp");
   EXPECT_NE(rep.find("axes x1y2"), std::string::npos) << "the traffic on its own axis";
-  EXPECT_NE(r.markdown.find("the highest p95 of a window 9 s"), std::string::npos) << r.markdown;
+  EXPECT_NE(file_of(r, "serve-run-serve-sd-replicas.dat").find("\n60.0000 1 0 0\n"), std::string::npos)
+      << "replicas as sampled at each window's end";
+  EXPECT_NE(r.markdown.find("4 window(s) of 60 s; the highest p99 of a window 300.0 s; the SLO 10 s, missed by the p99 of "
+                            "1 of 3 window(s) with answers"),
+            std::string::npos)
+      << r.markdown;
   EXPECT_NE(r.markdown.find("3 request(s) refused or timed out"), std::string::npos);
+  EXPECT_NE(r.markdown.find("![latency](serve-latency-run-serve-sd.png)"), std::string::npos);
   const std::string bad = dir.write("bad.serve.csv", "time_s,app,arrival_rate_per_s,completed,never,latency_p50_s,"
                                                      "latency_p95_s,replicas,ongoing_requests\n60,sd,x,1,0,1,1,1,0\n");
   EXPECT_THROW(read_serve_timeline(bad), ReportInputError);
+}
+
+// A timeline written before p99, the window and the SLO were columns: the
+// window from the rows' spacing, p95 on top, a linear axis from 0.
+TEST(Report, ServingTimelineOfTheEarlierFormat) {
+  testing_support::TestDir dir;
+  const auto series = read_serve_timeline(dir.write(
+      "old.csv", "time_s,app,arrival_rate_per_s,completed,never,latency_p50_s,latency_p95_s,replicas,ongoing_requests\n"
+                 "30,a,1,30,0,1,2,1,0\n60,a,1,30,0,1,3,1,0\n90,a,1,30,0,1,2,1,0\n"));
+  ASSERT_EQ(series.size(), 1u);
+  EXPECT_EQ(series[0].window_s, 30);
+  EXPECT_FALSE(series[0].slo_latency_s);
+  ReportInputs in;
+  in.serving.emplace_back("old", series);
+  const ReportFiles r = build_report(in, {});
+  const std::string& lat = file_of(r, "serve-latency-old-a.gp");
+  EXPECT_EQ(series_of(lat).size(), 2u) << lat;
+  EXPECT_EQ(lat.find("logscale"), std::string::npos) << lat;
+  EXPECT_EQ(yrange_of(lat), (std::pair<double, double>{0, 3.3}));
+  EXPECT_NE(r.markdown.find("the highest p95 of a window 3 s"), std::string::npos) << r.markdown;
+}
+
+TEST(Report, ABadServingTimelineIsNamedWithItsLineAndField) {
+  testing_support::TestDir dir;
+  const std::string head = "time_s,app,arrival_rate_per_s,completed,never,latency_p50_s,latency_p95_s,latency_p99_s,"
+                           "replicas,ongoing_requests,window_s,slo_latency_s\n";
+  for (const auto& [row, want] : std::vector<std::pair<std::string, std::string>>{
+           {"60,a,1,1,0,1,1,1,1,0,0,\n", "line 2: window_s: expected a number > 0, got '0'"},
+           {"60,a,1,1,0,1,1,1,1,0,60,-1\n", "line 2: slo_latency_s: expected a number > 0 or nothing, got '-1'"},
+           {"60,a,1,1,0,1,1,x,1,0,60,\n", "line 2: latency_p99_s: expected a number >= 0 or nothing, got 'x'"},
+           {"60,a,1,1,0,1,1,1,1,0,60,\n60,a,1,1,0,1,1,1,1,0,60,\n",
+            "line 3: time_s: expected the app's windows in time order, got 60 after 60"}}) {
+    const std::string path = dir.write("bad.csv", head + row);
+    try {
+      read_serve_timeline(path);
+      ADD_FAILURE() << "accepted: " << row;
+    } catch (const ReportInputError& e) {
+      EXPECT_NE(std::string(e.what()).find(path + ": " + want), std::string::npos) << e.what();
+    }
+  }
+}
+
+// A sweep whose p99 is "inf" (a request never answered) in some rows: those
+// rows are drawn on a "never" level on top, never left out; the metric spans
+// more than two decades, so the axis is logarithmic.
+TEST(ReportPlots, NeverIsDrawnOnTopAndWideMetricsOnALogAxis) {
+  ReportInputs in;
+  in.sweeps.push_back(read_sweep_csv(temp_file("wide.csv",
+                                               "apps.0.replicas,seed,req_latency_p99_s,events,cost_usd,req_completed\n"
+                                               "1,1,inf,100,1,50\n1,2,inf,110,1,50\n"
+                                               "2,1,12000,120,2,60\n2,2,13000,130,2,60\n"
+                                               "4,1,10,140,4,70\n4,2,12,150,4,70\n")));
+  ReportOptions opt;
+  opt.slo["req_latency_p99_s"] = 10;
+  const ReportFiles r = build_report(in, opt);
+  // Apps serve: latency and cost first; the kernel's event count never.
+  EXPECT_EQ(r.scripts, (std::vector<std::string>{"sweep-wide-apps-0-replicas-req_latency_p99_s",
+                                                 "sweep-wide-apps-0-replicas-cost_usd",
+                                                 "sweep-wide-apps-0-replicas-req_completed"}));
+  const std::string& md = r.markdown;
+  EXPECT_NE(md.find("- vary but not drawn (the sweep is about apps serve requests: request latency and cost first, at "
+                    "most 4; choose with --metric): `events`"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("- `req_latency_p99_s` is never (a request never answered: `inf`) in 2 of 6 rows"),
+            std::string::npos) << md;
+  EXPECT_EQ(md.find("req_latency_p99_s` is empty"), std::string::npos) << "never is not \"not measured\"";
+  EXPECT_NE(md.find("| 1 | never [never, never] |"), std::string::npos) << md;
+  const std::string& gp = file_of(r, "sweep-wide-apps-0-replicas-req_latency_p99_s.gp");
+  // 10 (the SLO) to 13000: log; never at 4 x 13000, the top at 8 x.
+  EXPECT_NE(gp.find("set logscale y\nset yrange [5.000000:104000.000000]\nset ytics 1, 10, 13000\n"
+                    "set ytics add (\"never\" 52000.000000000)\n"),
+            std::string::npos) << gp;
+  EXPECT_NE(file_of(r, "sweep-wide-apps-0-replicas-req_latency_p99_s-0.dat")
+                .find("\n1 52000.000000 52000.000000 52000.000000 2\n2 12500.000000 12000.000000 13000.000000 2\n"),
+            std::string::npos)
+      << file_of(r, "sweep-wide-apps-0-replicas-req_latency_p99_s-0.dat");
+  EXPECT_EQ(first_column(file_of(r, "sweep-wide-apps-0-replicas-req_latency_p99_s-0-never.dat")),
+            (std::vector<double>{1}));
+  EXPECT_NE(gp.find("\"never: a request never answered (triangles)\""), std::string::npos) << gp;
+  EXPECT_NE(gp.find("(log scale)"), std::string::npos) << "the title says so";
+  // Cost spans 1 to 4: linear from 0, no never level.
+  const std::string& cost = file_of(r, "sweep-wide-apps-0-replicas-cost_usd.gp");
+  EXPECT_EQ(cost.find("logscale"), std::string::npos) << cost;
+  EXPECT_EQ(cost.find("never"), std::string::npos) << cost;
+}
+
+TEST(ReportPlots, SeedsAloneCountNeverRunsInTheShare) {
+  ReportInputs in;
+  in.sweeps.push_back(read_sweep_csv(temp_file("seeds-never.csv", "seed,req_latency_p99_s,req_completed\n"
+                                                                  "1,5,10\n2,inf,9\n3,7,10\n4,6,11\n")));
+  const ReportFiles r = build_report(in, {});
+  EXPECT_NE(r.markdown.find("| req_latency_p99_s | 4 | never | never | 5 | 6 | never | 5 | never |"),
+            std::string::npos)
+      << r.markdown;
+  // Three of four runs answered: the curve ends at 0.75.
+  const std::string& dat = file_of(r, "sweep-seeds-never-req_latency_p99_s-cdf.dat");
+  EXPECT_NE(dat.find("\n7.000000 0.7500\n"), std::string::npos) << dat;
+  EXPECT_NE(file_of(r, "sweep-seeds-never-req_latency_p99_s-cdf.gp").find("1 never: the curve ends below 1"),
+            std::string::npos);
+}
+
+// report.md embeds the PNG of every picture drawn, and nothing else.
+TEST(ReportPlots, TheSummaryEmbedsEachPicturesPng) {
+  testing_support::TestDir dir;
+  ReportInputs in;
+  in.sweeps.push_back(read_sweep_csv(temp_file("embed.csv", policies_csv())));
+  in.serving.emplace_back("s", read_serve_timeline(dir.write(
+                                   "s.csv", "time_s,app,arrival_rate_per_s,completed,never,latency_p50_s,latency_p95_s,"
+                                            "replicas,ongoing_requests\n60,a,1,1,0,1,1,1,0\n")));
+  const ReportFiles r = build_report(in, {});
+  std::set<std::string> embedded;
+  const std::regex image(R"(!\[[^\]]*\]\(([^)]*)\))");
+  for (auto it = std::sregex_iterator(r.markdown.begin(), r.markdown.end(), image); it != std::sregex_iterator(); ++it)
+    embedded.insert((*it)[1]);
+  std::set<std::string> drawn;
+  for (const auto& name : r.scripts) drawn.insert(name + ".png");
+  EXPECT_EQ(embedded, drawn) << r.markdown;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "runner/plan.hpp"
 #include "runner/run_outputs.hpp"
 #include "runner/simulation.hpp"
 #include "runner/sweep.hpp"
@@ -248,8 +249,8 @@ TEST(TimeLimit, TheSweepSaysInHowManyRunsAndWhatWasLost) {
   EXPECT_EQ(sweep_time_limit_line(csv),
             "sweep: time limit: in 2 of 4 runs worker jobs reached their time_limit while serving (2 job(s) in all; "
             "2 replica(s) lost, each replacement a cold start, 2 request(s) lost); see the columns "
-            "jobs_timeout_serving, replicas_lost_time_limit and req_failed_time_limit, and docs/serving.md, "
-            "\"Worker time limits\"\n");
+            "jobs_timeout_serving, replicas_lost_time_limit and req_failed_time_limit of a sweep, and "
+            "docs/serving.md, \"Worker time limits\"\n");
   SweepGrid none = g;
   none.params[0] = parse_set(R"(cluster.worker_defaults.time_limit="365d")");
   std::string quiet = sweep_csv_header(none);
@@ -257,6 +258,37 @@ TEST(TimeLimit, TheSweepSaysInHowManyRunsAndWhatWasLost) {
                                    0, none.size(), 1))
     quiet += row;
   EXPECT_EQ(sweep_time_limit_line(quiet), "");
+}
+
+// A plan counts them over every run of its search, and says so in the same
+// line: every configuration, every seed (exhaustive), two of four runs at
+// 10 min with one job, one replica and one request lost each (above).
+TEST(TimeLimit, ThePlanSaysInHowManyOfItsRunsAndWhatWasLost) {
+  PlanSpec spec;
+  spec.grid.params.push_back(parse_vary(R"(cluster.worker_defaults.time_limit="10m","365d")"));
+  spec.grid.seeds = {1, 2};
+  spec.monotone = {false};
+  spec.slos.push_back(parse_slo_arg("req_latency_p99_s <= 1000000"));
+  spec.objective = "replica_seconds";
+  spec.exhaustive = true;
+  const PlanResult r =
+      run_plan(spec, local_plan_evaluator(timed_out_while_serving("10m"), "records-test.json", spec, 1));
+  EXPECT_EQ(r.runs, 4u);
+  EXPECT_EQ(r.time_limit.runs, 4u);
+  EXPECT_EQ(r.time_limit.hit, 2u);
+  EXPECT_EQ(r.time_limit.jobs, 2);
+  EXPECT_EQ(r.time_limit.replicas, 2);
+  EXPECT_EQ(r.time_limit.requests, 2);
+  EXPECT_EQ(time_limit_line("plan", r.time_limit).rfind("plan: time limit: in 2 of 4 runs worker jobs reached their "
+                                                        "time_limit while serving (2 job(s) in all; 2 replica(s) lost",
+                                                        0),
+            0u)
+      << time_limit_line("plan", r.time_limit);
+  spec.grid.params[0] = parse_vary(R"(cluster.worker_defaults.time_limit="365d")");
+  const PlanResult quiet =
+      run_plan(spec, local_plan_evaluator(timed_out_while_serving("10m"), "records-test.json", spec, 1));
+  EXPECT_EQ(quiet.time_limit.hit, 0u);
+  EXPECT_EQ(time_limit_line("plan", quiet.time_limit), "");
 }
 
 }  // namespace
