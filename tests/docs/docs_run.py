@@ -7,9 +7,12 @@ A block is marked by an HTML comment on the line before its fence:
   <!-- docs-run -->            before a ```sh block: each command (a line,
                                with its `\\` continuations, or a loop) must
                                exit 0, or N where its comment says `# exit N`;
-                               one whose comment says `needs NAME[,NAME]` is
-                               skipped (and said so) where `tools/fetch-traces
-                               --locate NAME` finds no such trace.
+                               one whose comment says `needs NAME[,NAME]`
+                               reads a public trace and runs only with
+                               VRAMSIM_DOCS_TRACES=1 and where
+                               `tools/fetch-traces --locate NAME` finds it
+                               (a full trace under the sanitizers takes
+                               minutes); else it is skipped, and said so.
   <!-- docs-run -->            before a block whose commands start with `$ `
                                (a transcript): each command's output must be
                                the lines shown after it, up to the next `$ `.
@@ -194,6 +197,9 @@ def check(path, source, build, update):
             else:
                 for n, command in commands_of([(b.start + i + 1, l) for i, l in enumerate(body)]):
                     needs = NEEDS.search(command)
+                    if needs and os.environ.get("VRAMSIM_DOCS_TRACES") != "1":
+                        print(f"{path}:{n}: skipped, reads the trace(s) {needs.group(1)} (VRAMSIM_DOCS_TRACES=1 runs it)")
+                        continue
                     missing = [t for t in needs.group(1).split(",") if not trace_found(source, t)] if needs else []
                     if missing:
                         print(f"{path}:{n}: skipped, needs the trace(s) {', '.join(missing)} "

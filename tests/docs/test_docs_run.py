@@ -44,7 +44,8 @@ with tempfile.TemporaryDirectory(prefix="vramsim-docs-test-") as root:
 
     def run(path, *extra):
         r = subprocess.run([sys.executable, HARNESS, "--source", source, "--build", build, path, *extra],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env={k: v for k, v in os.environ.items() if k != "VRAMSIM_DOCS_TRACES"})
         return r.returncode, r.stdout + r.stderr
 
     good = page("good.md", "Intro.\n\n<!-- docs-run: build/tools/vramsim run x -->\n```\nvramsim run x\nalpha\n```\n")
@@ -84,6 +85,11 @@ with tempfile.TemporaryDirectory(prefix="vramsim-docs-test-") as root:
                              "test -d made   # exit 1\ntest -e scenarios/a.txt\n```\n")
     rc, out = run(fresh)
     expect(rc == 0, f"fresh folders, the source tree linked: {out}")
+
+    # A command that reads a trace runs only when asked to: skipped, and said so.
+    traced = page("traced.md", "<!-- docs-run -->\n```sh\nvramsim fail   # needs gentd26: reads it\n```\n")
+    rc, out = run(traced)
+    expect(rc == 0 and "traced.md:3: skipped, reads the trace(s) gentd26" in out, f"{rc} {out}")
 
     lone = page("lone.md", "<!-- docs-run: vramsim x -->\nno block\n")
     rc, out = run(lone)
