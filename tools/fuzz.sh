@@ -48,7 +48,12 @@ fi
 mkdir -p "$corpus" "$work/artifacts"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-# -timeout: seconds per input; -rss_limit_mb: memory per process.
-"$dir/tests/fuzz/$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+# -timeout: seconds per input; -rss_limit_mb: memory per process. A valid
+# input may take seconds in the sanitizer build on busy cores: a replica that
+# fails in its constructor after one has started is replaced every 0.1 s
+# control loop, as Ray Serve does, and one input doing so for 10 minutes of
+# simulated time (10,500 failures, 5,000 requests) took over 10 s. 60 s still
+# stops a run that never ends.
+"$dir/tests/fuzz/$target" -max_total_time="$secs" -timeout=60 -rss_limit_mb=2048 \
   -max_len=65536 -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
   "$corpus" "${seeds[@]}"
