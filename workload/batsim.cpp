@@ -4,6 +4,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "workload/workload_file.hpp"
+
 namespace vramsim {
 
 namespace {
@@ -150,7 +152,8 @@ SwfTrace parse_batsim(std::string_view text, const std::string& file, std::size_
 }
 
 SwfTrace load_batsim(const std::string& path, std::size_t limit) {
-  return parse_batsim(read_workload_file(path), path, limit);
+  const WorkloadFile file(path);
+  return parse_batsim(file.text(), path, limit);
 }
 
 }  // namespace vramsim

@@ -89,8 +89,9 @@ ReplayResult replay_swf(const SwfTrace& trace, std::int64_t procs, PartitionPoli
     PartitionJob job;
     std::int64_t user, req_time;
   };
-  std::vector<Pending> pending;
+  std::vector<Pending, HugePageAllocator<Pending>> pending;
   pending.reserve(trace.jobs.size());
+  r.jobs.reserve(trace.jobs.size());
   for (const SwfJob& j : trace.jobs) {
     const std::int64_t p = replay_procs(j);
     if (j.run_time < 0) {  // -1: unknown; 0 is a job that ran for 0 s

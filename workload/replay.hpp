@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/sim/partition_scheduler.hpp"
+#include "engine/huge_page_allocator.hpp"
 #include "workload/swf.hpp"
 
 namespace vramsim {
@@ -50,7 +51,7 @@ struct EstimateCounts {
 struct ReplayResult {
   std::int64_t procs = 0;
   PartitionPolicy policy = PartitionPolicy::Fcfs;
-  std::vector<ReplayedJob> jobs;  // in the trace's order
+  std::vector<ReplayedJob, HugePageAllocator<ReplayedJob>> jobs;  // in the trace's order
   bool kill_at_req_time = false;  // as the trace asked (Batsim walltimes)
   std::size_t skipped_no_run_time = 0, skipped_no_procs = 0, skipped_too_wide = 0;
   std::size_t partial_lines = 0;  // status 2-4 lines of the trace: not jobs

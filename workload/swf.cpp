@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <filesystem>
-#include <fstream>
+
+#include "workload/workload_file.hpp"
 
 namespace vramsim {
 
@@ -170,6 +170,10 @@ SwfJob parse_job_line(std::string_view s, const LineParser& lp, std::size_t line
 SwfTrace parse_swf(std::string_view text, const std::string& file, std::size_t limit) {
   SwfTrace t;
   t.file = file;
+  // One job per line at most: sized once, not doubled (and copied) as it
+  // grows, which on a large trace cost more than the parsing.
+  const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  t.jobs.reserve(limit == 0 ? lines : std::min(lines, limit));
   std::size_t line = 0;
   while (!text.empty() && (limit == 0 || t.jobs.size() < limit)) {
     ++line;
@@ -193,26 +197,9 @@ SwfTrace parse_swf(std::string_view text, const std::string& file, std::size_t l
   return t;
 }
 
-std::string read_workload_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw WorkloadError(path, 0, "file", "expected a file, got a folder");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw WorkloadError(path, 0, "file", "cannot be opened for reading");
-  // Sized up front where the size is known (a million-job trace is some
-  // 60 MB); pipes and /proc files report none and are read to the end.
-  std::string text;
-  in.seekg(0, std::ios::end);
-  if (const std::streamoff size = in.tellg(); size > 0) text.reserve(static_cast<std::size_t>(size));
-  in.clear();
-  in.seekg(0, std::ios::beg);
-  char buf[1 << 16];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) text.append(buf, static_cast<std::size_t>(in.gcount()));
-  if (in.bad()) throw WorkloadError(path, 0, "file", "read failed");
-  return text;
-}
-
 SwfTrace load_swf(const std::string& path, std::size_t limit) {
-  return parse_swf(read_workload_file(path), path, limit);
+  const WorkloadFile file(path);
+  return parse_swf(file.text(), path, limit);
 }
 
 std::int64_t replay_procs(const SwfJob& j) { return j.alloc_procs > 0 ? j.alloc_procs : j.req_procs; }

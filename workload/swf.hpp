@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/huge_page_allocator.hpp"
+
 namespace vramsim {
 
 // Bad trace input: names the file, the line, the column (field name) and
@@ -71,7 +73,9 @@ struct SwfHeader {
 struct SwfTrace {
   std::string file;
   SwfHeader header;
-  std::vector<SwfJob> jobs;  // in file order; partial executions left out
+  // In file order; partial executions left out. Huge pages: a large trace
+  // is many megabytes of jobs, touched once.
+  std::vector<SwfJob, HugePageAllocator<SwfJob>> jobs;
   // Lines of status 2, 3 or 4: the partial executions of a checkpointed or
   // swapped job, whose summary line (status 0, 1 or 5) is the job (SWF 2.2).
   std::size_t partial_lines = 0;
@@ -106,9 +110,8 @@ constexpr std::int64_t kMaxSwfGpusPerNode = 64;
 // Parses SWF text; `file` names it in errors. Reads at most `limit` jobs
 // (0: all). Throws WorkloadError on the first malformed line.
 SwfTrace parse_swf(std::string_view text, const std::string& file, std::size_t limit = 0);
-// A whole trace file; an unreadable one (or a folder) is a WorkloadError.
-std::string read_workload_file(const std::string& path);
-// Reads and parses a file; an unreadable file is a WorkloadError too.
+// Reads (workload/workload_file.hpp) and parses a file; an unreadable file
+// or a folder is a WorkloadError too.
 SwfTrace load_swf(const std::string& path, std::size_t limit = 0);
 
 }  // namespace vramsim

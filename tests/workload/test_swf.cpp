@@ -2,14 +2,18 @@
 // and one message per kind of malformed line naming the file, the line, the
 // column and what was expected.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "tests/support/test_dir.hpp"
 #include "workload/swf.hpp"
+#include "workload/workload_file.hpp"
 
 using namespace vramsim;
 
@@ -255,4 +259,34 @@ TEST(Swf, LoadsTheBundledKthTrace) {
   EXPECT_EQ(t.jobs.size(), 28476u) << "the README's row count";
   EXPECT_EQ(t.header.max_procs, 100);
   EXPECT_EQ(t.jobs.front().id, 15);
+}
+
+// A regular file is mapped, a pipe read to its end: both give the file's
+// bytes, and an empty file gives none.
+TEST(WorkloadFileText, MappedFilesFifosAndEmptyFilesGiveTheirBytes) {
+  const testing_support::TestDir dir;
+  std::string text = "; MaxProcs: 4\n";
+  for (int i = 1; i <= 5000; ++i) text += std::to_string(i) + " 0 -1 5 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 -1 -1\n";
+  const std::string path = dir.write("big.swf", text);
+  {
+    const WorkloadFile f(path);
+    EXPECT_EQ(f.text(), text);
+  }
+  const SwfTrace mapped = load_swf(path), parsed = parse_swf(text, path);
+  ASSERT_EQ(mapped.jobs.size(), 5000u);
+  EXPECT_EQ(mapped.jobs.back().id, parsed.jobs.back().id);
+  EXPECT_EQ(mapped.header.max_procs, 4);
+
+  const WorkloadFile empty(dir.write("empty.swf", ""));
+  EXPECT_TRUE(empty.text().empty());
+
+  const std::string fifo = dir.file("pipe.swf");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] {
+    std::ofstream out(fifo, std::ios::binary);
+    out << text;
+  });
+  const WorkloadFile piped(fifo);
+  writer.join();
+  EXPECT_EQ(piped.text(), text);
 }
