@@ -112,9 +112,13 @@ ReplayResult replay_swf(const SwfTrace& trace, std::int64_t procs, PartitionPoli
     }
   }
   // Submit order: by submit time, ties in file order.
-  std::stable_sort(pending.begin(), pending.end(), [&](const Pending& a, const Pending& b) {
+  // Logs are written in submit order: sorted only where they are not (the
+  // stable sort's buffer is as large as the jobs).
+  const auto by_submit = [&](const Pending& a, const Pending& b) {
     return r.jobs[a.slot].submit < r.jobs[b.slot].submit;
-  });
+  };
+  if (!std::is_sorted(pending.begin(), pending.end(), by_submit))
+    std::stable_sort(pending.begin(), pending.end(), by_submit);
   // Estimates, in submit order: a user's median sees only earlier jobs.
   std::unordered_map<std::int64_t, RunningMedian> by_user;
   for (Pending& p : pending) {

@@ -45,12 +45,11 @@ NodeScheduler::NodeScheduler(std::vector<NodeShape> nodes, PartitionPolicy polic
 }
 
 void NodeScheduler::submit(std::int64_t at, const NodeJob& job) {
-  const std::string who = "partition: job " + std::to_string(job.id) + ": ";
-  if (at < now_) throw std::invalid_argument(who + "submitted in the past");
+  if (at < now_) throw std::invalid_argument(who(job.id) + "submitted in the past");
   const NodeShape& a = job.per_node;
   if (job.nodes < 1 || a.cpus < 0 || a.mem_mb < 0 || a.gpus < 0 || !place(job, capacity_))
-    throw std::invalid_argument(who + "asks for more than the empty partition holds");
-  const std::uint64_t seq = enter(at, job, who);  // may run passes: before the queue grows
+    throw std::invalid_argument(who(job.id) + "asks for more than the empty partition holds");
+  const std::uint64_t seq = enter(at, job);  // may run passes: before the queue grows
   queue_.push_back({job, seq});
 }
 

@@ -81,8 +81,8 @@ class NodeScheduler : public SchedulerClock<NodeScheduler> {
   PartitionPolicy policy_;
   Callbacks cb_;
   std::vector<Queued> queue_;  // submit order
-  std::unordered_map<std::uint64_t, Running> running_;
-  std::set<Key> expected_;  // EASY: (start + estimate, seq)
+  std::pmr::unordered_map<std::uint64_t, Running> running_{&pool_};
+  std::pmr::set<Key> expected_{&pool_};  // EASY: (start + estimate, seq)
 };
 
 }  // namespace vramsim

@@ -12,12 +12,11 @@ PartitionScheduler::PartitionScheduler(std::int64_t procs, PartitionPolicy polic
 }
 
 void PartitionScheduler::submit(std::int64_t at, const PartitionJob& job) {
-  const std::string who = "partition: job " + std::to_string(job.id) + ": ";
-  if (at < now_) throw std::invalid_argument(who + "submitted in the past");
+  if (at < now_) throw std::invalid_argument(who(job.id) + "submitted in the past");
   if (job.procs < 1 || job.procs > procs_)
-    throw std::invalid_argument(who + "expected 1.." + std::to_string(procs_) + " processors, got " +
+    throw std::invalid_argument(who(job.id) + "expected 1.." + std::to_string(procs_) + " processors, got " +
                                 std::to_string(job.procs));
-  const std::uint64_t seq = enter(at, job, who);  // may run passes: before the queue grows
+  const std::uint64_t seq = enter(at, job);  // may run passes: before the queue grows
   queue_.push_back({job, seq});
 }
 

@@ -96,9 +96,9 @@ class PartitionScheduler : public SchedulerClock<PartitionScheduler> {
   Callbacks cb_;
   std::vector<Queued> queue_;  // submit order, from head_ on
   std::size_t head_ = 0;
-  std::unordered_map<std::uint64_t, Running> running_;  // by seq
+  std::pmr::unordered_map<std::uint64_t, Running> running_{&pool_};  // by seq
   // EASY: (start + estimate, seq, procs) of running jobs.
-  std::set<std::tuple<std::int64_t, std::uint64_t, std::int64_t>> expected_;
+  std::pmr::set<std::tuple<std::int64_t, std::uint64_t, std::int64_t>> expected_{&pool_};
 };
 
 }  // namespace vramsim
