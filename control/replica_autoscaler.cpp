@@ -35,6 +35,40 @@ void ReplicaAutoscaler::deployed(const AppSpec& spec) {
   schedule(next_grid(now));
 }
 
+// The samples that fall due up to `upto`: the load `before` until `now`,
+// the one read now at `now`. Of more than a window's worth only the last
+// window's stay in it: the earlier ones are counted as passed, not taken.
+void ReplicaAutoscaler::take_samples(Watched& w, SimTime upto, SimTime now, double before) {
+  if (w.next_record > upto) return;
+  const std::size_t window = w.samples.size();
+  const auto due = static_cast<std::size_t>((upto - w.next_record) / kRecord) + 1;
+  if (due > window) {
+    const std::size_t skip = due - window;
+    const int value = static_cast<int>(before);  // all before `now`: a window's worth is still to come
+    w.next_sample = (w.next_sample + skip) % window;
+    w.filled = std::min(w.filled + skip, window);
+    w.same_run = value == w.last_sample ? std::min(w.same_run + skip, window) : std::min(skip, window);
+    w.last_sample = value;
+    w.next_record += static_cast<SimTime>(skip) * kRecord;
+  }
+  for (; w.next_record <= upto; w.next_record += kRecord) {
+    const int sample = static_cast<int>(w.next_record < now ? before : w.now_load);
+    w.sum += sample - w.samples[w.next_sample];
+    w.samples[w.next_sample] = sample;
+    w.next_sample = (w.next_sample + 1) % window;
+    w.filled = std::min(w.filled + 1, window);
+    w.same_run = sample == w.last_sample ? std::min(w.same_run + 1, window) : 1;
+    w.last_sample = sample;
+  }
+}
+
+// Whether no push can change what was last pushed while the load stays:
+// every sample in the window is the load now, and so was the last push.
+bool ReplicaAutoscaler::steady(const Watched& w) {
+  if (w.filled == 0) return w.now_load == 0 && w.reported == 0;
+  return w.same_run >= w.filled && w.last_sample == w.now_load && w.reported == w.now_load;
+}
+
 bool ReplicaAutoscaler::active(const AppRecord* app) {
   if (!app || !app->admitted.value_or(false)) return false;
   const AppState st = app->life.state();
@@ -100,27 +134,22 @@ void ReplicaAutoscaler::tick() {
   SimTime next = now + kMaxLookAhead * kLoop;
   for (auto& [id, w] : watched_) {
     if (!active(apps_.app(id))) continue;
-    // What the load was since the last loop run: nothing that changes it
-    // came without a wake() and a loop at once, but completions, which
-    // matter only where samples fall due at every record interval anyway.
+    // The handle's look-back window: a sample every record interval, its
+    // mean pushed every metrics_interval_s. The load changes only where a
+    // loop runs (a change wakes the loop first; a queued request's timeout
+    // is a loop of its own, below), so every sample since the last loop run
+    // is the load read then, and the samples and pushes since are taken
+    // here in their order, without a loop each.
     const double before = w.now_load;
     w.now_load = router_.ongoing_requests(id);
-    const bool idle = w.now_load == 0 && w.sum == 0 && w.reported == 0;
-    // The handle's look-back window: a sample every record interval, its
-    // mean pushed every metrics_interval_s. An idle app's samples are all
-    // zero: they are taken as they fall due, without a loop of their own.
-    while (w.next_record <= now) {
-      const int sample = static_cast<int>(w.next_record < now ? before : w.now_load);
-      w.sum += sample - w.samples[w.next_sample];
-      w.samples[w.next_sample] = sample;
-      w.next_sample = (w.next_sample + 1) % w.samples.size();
-      w.filled = std::min(w.filled + 1, w.samples.size());
-      w.next_record += kRecord;
-    }
     if (w.next_push <= now) {
+      const Duration every = seconds(w.cfg.metrics_interval_s);
+      const SimTime last_push = w.next_push + (now - w.next_push) / every * every;
+      take_samples(w, last_push, now, before);
       if (w.filled > 0) w.reported = static_cast<double>(w.sum) / static_cast<double>(w.filled);
-      while (w.next_push <= now) w.next_push += seconds(w.cfg.metrics_interval_s);
+      w.next_push = last_push + every;
     }
+    take_samples(w, now, now, before);
     ReplicaLoad load = load_of(id, w);
     const int target = decide(w, load);
     if (target != w.target) {
@@ -133,9 +162,11 @@ void ReplicaAutoscaler::tick() {
       apps_.scale_replicas(id, target, reason);
       load = load_of(id, w);
     }
-    // The next loop that must run: a sample or a push falling due (but for
-    // an idle app), or the first loop whose decision changes the target.
-    SimTime due = idle ? next : std::min(w.next_record, w.next_push);
+    // The next loop that must run: a push falling due (but where no push
+    // can change what was pushed), a queued request timing out, or the
+    // first loop whose decision changes the target.
+    SimTime due = steady(w) ? next : w.next_push;
+    if (const auto expiry = router_.next_queue_expiry(id)) due = std::min(due, std::max(*expiry, now + 1));
     if (w.now_load > 0 && load.running_replicas == 0) due = now + kLoop;  // a cold start decides at once
     const std::int64_t limit =
         ctx_.cfg.replica_autoscaler_every_loop ? 0 : std::max<std::int64_t>(1, (std::min(due, next) - now) / kLoop);

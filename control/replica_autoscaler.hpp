@@ -10,9 +10,11 @@
 // once, as Ray's handle pushes its metrics then).
 //
 // Cost: the loop is Ray's, one decision every 0.1 s, but only the loops
-// where something happens run as timers: a load sample or push falling due,
-// a request or replica change (wake()), or the loop whose decision changes a
-// target. The loops between are the same pure decision over unchanged
+// where something happens run as timers: a metrics push falling due, a
+// request's arrival or end or a replica change (wake()), a queued request's
+// timeout, or the loop whose decision changes a target. The load samples
+// between are those of the load since the last loop run, and a push is
+// skipped too where the whole window and the last push hold the load now. The loops between are the same pure decision over unchanged
 // inputs and are replayed as calls, so an idle app costs no timer and a
 // run without an autoscaled app none at all.
 #include <map>
@@ -49,12 +51,16 @@ class ReplicaAutoscaler {
     std::size_t next_sample = 0;
     std::size_t filled = 0;
     long long sum = 0;
+    int last_sample = 0;             // the newest sample, and how many in a row end the window with it
+    std::size_t same_run = 0;
     double reported = 0;             // the last metrics push
     double now_load = 0;             // at the last loop run
     SimTime next_push = 0;
     SimTime next_record = 0;
   };
   void tick();
+  static void take_samples(Watched& w, SimTime upto, SimTime now, double before);
+  static bool steady(const Watched& w);
   void replay(SimTime until);        // the loops after the last one run and before `until`
   void catch_up();
   void schedule(SimTime t);

@@ -279,6 +279,7 @@ void Router::done(AppServing& s, std::size_t replica, std::uint32_t epoch, const
   const bool cold = w.cold;
   Slot& slot = s.slots[replica];
   if (slot.epoch != epoch) return;  // the replica went; counted as failed then
+  if (before_change) before_change();
   --slot.ongoing;
   --s.on_replicas;
   if (slot.accepting) ++s.free_slots;
@@ -410,6 +411,13 @@ double Router::ongoing_requests(const std::string& app_id) {
   if (it == serving_.end()) return 0;
   expire(it->second);
   return static_cast<double>(it->second.queue.size() + static_cast<std::size_t>(it->second.on_replicas));
+}
+
+std::optional<SimTime> Router::next_queue_expiry(const std::string& app_id) const {
+  auto it = serving_.find(app_id);
+  if (it == serving_.end() || it->second.queue.empty() || !it->second.spec || !it->second.spec->request_timeout)
+    return std::nullopt;
+  return it->second.queue.front().arrival + *it->second.spec->request_timeout;
 }
 
 int Router::running_replicas(const std::string& app_id) const {

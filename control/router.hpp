@@ -119,6 +119,10 @@ class Router {
   // Load now: requests queued at the handle plus those on replicas.
   double ongoing_requests(const std::string& app_id);
   int running_replicas(const std::string& app_id) const;
+  // When the load next falls without a call of before_change: the deadline
+  // of the oldest request queued at the handle (its request_timeout_s), none
+  // when nothing queued can time out there.
+  std::optional<SimTime> next_queue_expiry(const std::string& app_id) const;
 
   // Per serving app, up to `now` (the run's end): unfinished requests
   // counted, replica-seconds closed.
@@ -126,7 +130,9 @@ class Router {
   // The timeline: keep per-window figures from now on; take_window returns
   // each serving app's window since the last call and starts the next.
   void keep_windows() { windows_ = true; }
-  // Called before a request arrives or a replica starts or goes.
+  // Called before the load or the replicas change: a request arrives or
+  // ends, a replica starts or goes (a request timing out in the queue is the
+  // one change it is not called for: next_queue_expiry says when).
   std::function<void()> before_change;
   std::vector<ServeWindow> take_window();
   // Record every request from now on (before the first arrives); finish()

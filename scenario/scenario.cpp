@@ -1,6 +1,7 @@
 #include "scenario/scenario.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -241,11 +242,17 @@ Json parse_json_text(const std::string& text, const std::string& file) {
 std::string read_file_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError(path, "$", "cannot open the file for reading");
-  // One byte past the limit is enough to refuse an oversized file.
-  std::string text(limits::kMaxFileBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  // Read in chunks, not into a buffer of the limit's size (16 MiB zeroed
+  // for a file of a few KiB); one chunk past the limit is enough to refuse
+  // an oversized file.
+  std::string text;
+  std::array<char, 1 << 16> chunk{};
+  while (text.size() <= limits::kMaxFileBytes) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    if (!in) break;
+  }
   if (in.bad()) throw ScenarioError(path, "$", "cannot read the file");
-  text.resize(static_cast<std::size_t>(in.gcount()));
   return text;
 }
 
