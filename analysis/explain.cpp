@@ -541,6 +541,47 @@ std::vector<Cause> run_findings(const std::vector<TraceEvent>& events, const Run
       out.push_back(std::move(c));
     }
   }
+  // Scale-ups made only for replicas installing their runtime env (the
+  // fifth defect): what became of each such job.
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const TraceEvent& up = events[i];
+    if (up.kind != "scale_up" || !up.fields.contains("for_installing")) continue;
+    std::vector<std::string> replicas;
+    for (const auto& r : up["for_installing"]) replicas.push_back(string_field(r));
+    std::string job, node, fate = "still held when the trace ends";
+    SimTime started = -1;
+    int placed = 0;
+    for (std::size_t k = i + 1; k < events.size(); ++k) {
+      const TraceEvent& e = events[k];
+      if (job.empty()) {
+        if (e.kind == "job_submitted") job = string_field(e["job"]);
+        else if (e.kind == "worker_creation_failed" || e.kind == "job_rejected") break;
+        continue;
+      }
+      if (string_field(e.fields.value("job", Json())) != job) continue;
+      if (e.kind == "job_started") started = e.t;
+      else if (e.kind == "node_registered") node = string_field(e["node"]);
+      else if (e.kind == "replica_placed") ++placed;
+      else if (e.kind == "job_ended") {
+        fate = "ended " + string_field(e["state"]) + " at " + seconds(e.t) +
+               (started >= 0 ? " (" + format_number(static_cast<double>(e.t - started) / kSecond) + " s after it started)" : "");
+        break;
+      }
+    }
+    if (job.empty()) continue;
+    std::string sentence = "scale-up at " + seconds(up.t) + " (job " + job + ") only for " + join(replicas) +
+                           ", placed and still installing its runtime env or in its constructor, which "
+                           "_get_pending_actors lists as pending demand: ";
+    sentence += node.empty() ? "its node never registered" : "its node " + node + (placed ? " took " + std::to_string(placed) + " replica(s) later" : " held no replica");
+    sentence += "; the job " + fate;
+    Cause c = make("installing_counted_as_pending", false, sentence);
+    c.resource = "worker_jobs";
+    c.detail = {{"job", job}, {"at_us", up.t}, {"replicas", replicas}, {"node", node}, {"replicas_placed", placed}};
+    c.policy = "pending";
+    c.variant = f.variant("pending").empty() ? "counts-installing" : f.variant("pending");
+    c.sentence += " (pending=" + c.variant + ")";
+    out.push_back(std::move(c));
+  }
   // Fates of the jobs left behind, once the whole trace is read.
   for (auto& c : out) {
     if (c.code != "jobs_left_after_shutdown") continue;
@@ -574,7 +615,10 @@ Json cause_json(const Cause& c) {
 namespace {
 
 // The cold starts of a serving app: for each request_cold_start, what
-// happened between the request's arrival and a replica taking it.
+// happened between the request's arrival and a replica taking it. Worker
+// jobs count only until that replica is placed: a scale-up while it
+// installs (the installing replica is pending demand, docs/models.md) is
+// not on its path.
 std::vector<ColdStartRequest> cold_starts(const std::vector<TraceEvent>& events, const std::string& id) {
   std::vector<ColdStartRequest> out;
   for (const auto& ev : events) {
@@ -584,12 +628,15 @@ std::vector<ColdStartRequest> cold_starts(const std::vector<TraceEvent>& events,
     c.dispatched = ev["dispatched_us"].get<SimTime>();
     c.answered = ev.t;
     c.replica = string_field(ev["replica"]);
+    bool placed = false;  // the replica that took the request
     for (const auto& e : events) {
       if (e.t < c.arrived || e.t > c.dispatched) continue;
       const bool mine = e.fields.contains("app") && string_field(e["app"]) == id;
       std::string what;
       if (e.kind == "replica_target" && mine)
         what = "replica autoscaler: target " + e["from"].dump() + " -> " + e["to"].dump();
+      else if (placed && e.kind != "replica_running")
+        continue;
       else if (e.kind == "scale_up")
         what = "workers monitor: scale-up, a worker job of " + e["gpus"].dump() + " GPU";
       else if (e.kind == "job_submitted")
@@ -598,8 +645,10 @@ std::vector<ColdStartRequest> cold_starts(const std::vector<TraceEvent>& events,
         what = "SLURM: job " + string_field(e["job"]) + " started (queue wait over)";
       else if (e.kind == "node_registered" && !string_field(e["job"]).empty())
         what = "node " + string_field(e["node"]) + " registered (job " + string_field(e["job"]) + ")";
-      else if (e.kind == "replica_placed" && mine)
+      else if (e.kind == "replica_placed" && mine) {
         what = "replica " + string_field(e["replica"]) + " placed on " + string_field(e["node"]);
+        placed = placed || string_field(e["replica"]) == c.replica;
+      }
       else if (e.kind == "replica_running" && mine)
         what = "replica " + string_field(e["replica"]) + " running (runtime env and init done)";
       if (!what.empty()) c.steps.emplace_back(e.t, what);

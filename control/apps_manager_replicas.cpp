@@ -156,6 +156,7 @@ void AppsManager::replica_started(DemandId demand, const std::string& app_id, co
     }
     a.replica_has_started = true;
     rr.life.move(ReplicaState::Running);
+    cluster_.actor_created(demand);
     memory_.running(a, demand, it->second.second);
     if (on_replica_running) on_replica_running(a, it->second.second);
     trace_.record(exec_.now(), "replica_running",

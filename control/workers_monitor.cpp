@@ -98,7 +98,7 @@ void WorkersMonitor::tick() {
 
   AutoscalerSnapshot s;
   s.now = exec_.now();
-  s.actors = RequestList::view(cluster_.pending_queue(DemandKind::Actor));
+  s.actors = ctx_.policies.pending->actors(cluster_.pending_queue(DemandKind::Actor), cluster_.in_creation());
   s.tasks = RequestList::view(cluster_.pending_queue(DemandKind::Task));
   s.jobs = RequestList::view(cluster_.pending_queue(DemandKind::Job));
   s.creation_in_flight = creation_job_.has_value() || creation_submitting_;
@@ -119,7 +119,7 @@ void WorkersMonitor::tick() {
                      {"backoff_us", error_backoff(consecutive_errors_)}});
       break;
     case ScaleDecision::Action::ScaleUp:
-      scale_up(d, s.now, s.worker_jobs);
+      scale_up(d, s.now, s.worker_jobs, installing_only(s));
       break;
     case ScaleDecision::Action::ScaleDown:
       for (const auto& w : d.remove) {
@@ -136,11 +136,24 @@ void WorkersMonitor::tick() {
 
 // ---------------------------------------------------------------- scale up
 
-void WorkersMonitor::scale_up(const ScaleDecision& d, SimTime now, int worker_jobs) {
+Json WorkersMonitor::installing_only(const AutoscalerSnapshot& s) const {
+  const auto& in_creation = cluster_.in_creation();
+  if (in_creation.empty() || s.actors.size() == RequestList::view(cluster_.pending_queue(DemandKind::Actor)).size())
+    return Json();
+  AutoscalerSnapshot waiting = s;
+  waiting.actors = RequestList::view(cluster_.pending_queue(DemandKind::Actor));
+  if (has_pending_demand(waiting)) return Json();
+  Json labels = Json::array();
+  for (const auto& [id, d] : in_creation) labels.push_back(d->label);
+  return labels;
+}
+
+void WorkersMonitor::scale_up(const ScaleDecision& d, SimTime now, int worker_jobs, const Json& installing) {
   last_scale_up_ = now;
-  trace_.record(now, "scale_up",
-                {{"gpus", d.job.gpus}, {"cpus", d.job.cpus}, {"mem_per_cpu_gb", d.job.mem_per_cpu_gb},
-                 {"demand", d.demand.to_json()}, {"worker_jobs", worker_jobs}});
+  Json ev = {{"gpus", d.job.gpus}, {"cpus", d.job.cpus}, {"mem_per_cpu_gb", d.job.mem_per_cpu_gb},
+             {"demand", d.demand.to_json()}, {"worker_jobs", worker_jobs}};
+  if (!installing.is_null()) ev["for_installing"] = installing;
+  trace_.record(now, "scale_up", std::move(ev));
   // The creation is in flight from here until sbatch answers and then
   // until the job's node registers or the job disappears.
   creation_submitting_ = true;

@@ -70,7 +70,10 @@ class WorkersMonitor {
   void schedule_tick(Duration delay);
   void tick();
   void sample_status();  // the pass's sample into history_
-  void scale_up(const ScaleDecision& d, SimTime now, int worker_jobs);
+  void scale_up(const ScaleDecision& d, SimTime now, int worker_jobs, const Json& installing);
+  // The labels of the actors in creation the snapshot lists, when they alone
+  // are its pending demand (the fifth defect, docs/models.md); else empty.
+  Json installing_only(const AutoscalerSnapshot& s) const;
   void poll_creation(const std::string& job_id);
   void wait_node_gone(const std::string& node_id, const std::string& job_id, SimTime deadline,
                       std::function<void()> done);

@@ -160,6 +160,7 @@ std::vector<Demand> ClusterState::remove_node(const NodeId& id) {
     lost.push_back(std::move(it->second.demand));
     demands_.erase(it);
     placed_.erase(d);
+    in_creation_.erase(d);
   }
   n->available = ResourceSet{};
   if (2 * ++dead_in_alive_ > alive_.size()) {
@@ -302,6 +303,7 @@ bool ClusterState::withdraw(DemandId id) {
   auto pit = placed_.find(id);
   const Placement p = std::move(pit->second);
   placed_.erase(pit);
+  in_creation_.erase(id);
   demands_.erase(it);
   if (const auto n = slot_of(p.node)) {
     auto& on = placed_on_[*n];
@@ -482,6 +484,7 @@ std::vector<Placement> ClusterState::schedule_pending() {
     p->demand = id;
     unqueue(rec);
     rec.placed = true;
+    if (rec.demand.kind == DemandKind::Actor) in_creation_.emplace(id, &rec.demand);
     book(*p);
     if (const Node* n = node(p->node)) {
       p->node_vram_available_after = static_cast<std::int64_t>(n->available.get(kVramMB));

@@ -197,6 +197,14 @@ class ClusterState {
   const PendingQueue& pending_queue(DemandKind kind) const { return pending_[static_cast<int>(kind)]; }
   const Demand* demand(DemandId id) const;
   const Placement* placement(DemandId id) const;
+  // Actors placed on a node whose creation has not returned yet (Ray's
+  // PENDING_CREATION past the lease: installing the runtime env, then the
+  // constructor), oldest first. An actor enters on placement and leaves on
+  // actor_created(), withdraw() or the loss of its node.
+  const PendingQueue& in_creation() const { return in_creation_; }
+  // The placed actor's constructor returned (Ray: ALIVE). False if it was
+  // not in creation.
+  bool actor_created(DemandId id) { return in_creation_.erase(id) > 0; }
 
   // Places pending demand, oldest first, wherever it fits now. Returns the new
   // placements in the order they were made.
@@ -276,6 +284,7 @@ class ClusterState {
   FitIndex fit_;
   std::unordered_map<DemandId, DemandRec> demands_;
   std::array<PendingQueue, 3> pending_;  // by kind, oldest first
+  PendingQueue in_creation_;
   std::size_t pending_count_ = 0;
   std::vector<Shape> shapes_;
   std::unordered_map<ResourceSet, std::uint32_t, ResourceSetHash> shape_of_;

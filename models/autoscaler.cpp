@@ -24,6 +24,10 @@ std::optional<ResourceSet> select_demand(const AutoscalerSnapshot& s) {
   return std::nullopt;
 }
 
+bool has_pending_demand(const AutoscalerSnapshot& s) {
+  return s.actors.find_newest(actor_counts) != nullptr || !s.tasks.empty() || !s.jobs.empty();
+}
+
 ScaleDecision decide_scale_down(const AutoscalerSnapshot& s, const AutoscalerConfig& cfg) {
   ScaleDecision d;
   const bool due = !s.last_scale_down_check || s.now - *s.last_scale_down_check > cfg.scale_down_check_interval;
@@ -55,8 +59,7 @@ namespace {
 ScaleDecision decide_common(const AutoscalerSnapshot& s, const AutoscalerConfig& cfg,
                             bool vram_aware, bool guard_zero_cpu) {
   // Actors asking for nothing are no demand; pending tasks and jobs all count.
-  const bool pending = s.actors.find_newest(actor_counts) != nullptr || !s.tasks.empty() || !s.jobs.empty();
-  if (!pending) return decide_scale_down(s, cfg);
+  if (!has_pending_demand(s)) return decide_scale_down(s, cfg);
 
   ScaleDecision d;
   if (s.creation_in_flight) { d.note = "worker creation in flight"; return d; }

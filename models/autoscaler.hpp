@@ -9,6 +9,7 @@
 #include "engine/cluster_state.hpp"
 #include "engine/resources.hpp"
 #include "models/idle_history.hpp"
+#include "models/pending.hpp"
 #include "models/worker_defaults.hpp"
 
 namespace vramsim {
@@ -20,51 +21,6 @@ struct AutoscalerConfig {
   Duration scale_down_check_interval = 60 * kSecond;
   Duration scale_down_threshold = 300 * kSecond;
   WorkerDefaults defaults;
-};
-
-// One list of pending requests, oldest first: owned, or a view of the
-// cluster's pending queue, so a tick does not copy every pending request.
-class RequestList {
- public:
-  RequestList() = default;
-  RequestList(std::initializer_list<ResourceSet> items) : owned_(items) {}
-  // Borrows `q`; valid while the queue is unchanged (the tick's snapshot).
-  static RequestList view(const PendingQueue& q) {
-    RequestList l;
-    l.view_ = &q;
-    return l;
-  }
-  bool empty() const { return view_ ? view_->empty() : owned_.empty(); }
-  std::size_t size() const { return view_ ? view_->size() : owned_.size(); }
-  void push_back(ResourceSet r) {
-    materialise();
-    owned_.push_back(std::move(r));
-  }
-  void clear() {
-    view_ = nullptr;
-    owned_.clear();
-  }
-  // The newest entry for which pred holds, or nullptr.
-  template <class Pred>
-  const ResourceSet* find_newest(Pred&& pred) const {
-    if (view_) {
-      for (auto it = view_->rbegin(); it != view_->rend(); ++it)
-        if (pred(it->second->request)) return &it->second->request;
-      return nullptr;
-    }
-    for (auto it = owned_.rbegin(); it != owned_.rend(); ++it)
-      if (pred(*it)) return &*it;
-    return nullptr;
-  }
-
- private:
-  void materialise() {
-    if (!view_) return;
-    for (const auto& [id, d] : *view_) owned_.push_back(d->request);
-    view_ = nullptr;
-  }
-  std::vector<ResourceSet> owned_;
-  const PendingQueue* view_ = nullptr;
 };
 
 struct AutoscalerSnapshot {
@@ -103,6 +59,9 @@ class AutoscalerPolicy {
 // tasks, then jobs; newest first within a list. Actors asking for nothing are
 // skipped.
 std::optional<ResourceSet> select_demand(const AutoscalerSnapshot& s);
+// Whether anything pending is demand: an actor asking for CPU, GPU or
+// memory, or any task or job (the variants scale up only then).
+bool has_pending_demand(const AutoscalerSnapshot& s);
 // Scale-down over the status history; shared by the variants.
 ScaleDecision decide_scale_down(const AutoscalerSnapshot& s, const AutoscalerConfig& cfg);
 

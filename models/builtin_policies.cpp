@@ -9,6 +9,8 @@ namespace vramsim {
   X(sizing)                     \
   X(admission)                  \
   X(autoscaler)                 \
+  X(pending)                    \
+  X(pending_excludes_installing) \
   X(shutdown)                   \
   X(replica_autoscaling)        \
   X(placement)                  \

@@ -19,16 +19,17 @@ PolicySet resolve_policies(const std::string& base, const std::map<std::string, 
   std::map<std::string, std::string> names;
   for (const auto& m : policy_models()) names[m] = base;
   std::string placement = PlacementPolicy::kDefault;
+  std::string pending = PendingPolicy::kDefault;
   for (const auto& [model, variant] : overrides) {
-    if (model == PlacementPolicy::kModel) {
-      placement = variant;
+    if (model == PlacementPolicy::kModel || model == PendingPolicy::kModel) {
+      (model == PlacementPolicy::kModel ? placement : pending) = variant;
       names[model] = variant;
       continue;
     }
     if (!names.count(model)) {
       std::string known;
       for (const auto& m : policy_models()) known += (known.empty() ? "" : ", ") + m;
-      known += std::string(", ") + PlacementPolicy::kModel;
+      known += std::string(", ") + PlacementPolicy::kModel + ", " + PendingPolicy::kModel;
       throw UnknownPolicyError("unknown policy model '" + model + "' (expected one of: " + known + ")");
     }
     names[model] = variant;
@@ -41,6 +42,7 @@ PolicySet resolve_policies(const std::string& base, const std::map<std::string, 
   p.autoscaler = reg.make<AutoscalerPolicy>(names["autoscaler"]);
   p.shutdown = reg.make<ShutdownPolicy>(names["shutdown"]);
   p.placement = reg.make<PlacementPolicy>(placement);
+  p.pending = reg.make<PendingPolicy>(pending);
   p.names = names;
   p.label = base;
   if (!overrides.empty()) {

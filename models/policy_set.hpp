@@ -8,6 +8,7 @@
 #include "models/admission.hpp"
 #include "models/advertisement.hpp"
 #include "models/autoscaler.hpp"
+#include "models/pending.hpp"
 #include "models/placement.hpp"
 #include "models/shutdown.hpp"
 #include "models/sizing.hpp"
@@ -23,6 +24,9 @@ struct PolicySet {
   // Not part of the presets: `ray` unless a mix names another variant
   // (placement=fgd); only then is it listed in `names`.
   std::shared_ptr<const PlacementPolicy> placement;
+  // Also outside the presets (legacy and fixed BioEngine count the same
+  // actors): `counts-installing` unless a mix names another.
+  std::shared_ptr<const PendingPolicy> pending;
   std::map<std::string, std::string> names;  // model -> variant
   std::string label;                          // "legacy", "fixed" or "mix(...)"
 };

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "engine/format.hpp"
+#include "models/registry.hpp"
 
 namespace vramsim {
 namespace {
@@ -135,13 +136,15 @@ Json node_entry(const ClusterState& cluster, const Node& n, SimTime now, const S
 }
 
 // The pending demand by kind, as SLURM mode's status lists it.
-Json pending_resources(const ClusterState& cluster) {
+Json pending_resources(const ClusterState& cluster, const PendingPolicy& policy) {
   Json pending = Json::object();
   std::size_t count = 0;
   for (DemandKind k : {DemandKind::Actor, DemandKind::Job, DemandKind::Task}) {
     Json list = Json::array();
-    for (const Demand* d : cluster.pending(k))
-      list.push_back(Json{{"required_resources", d->request.to_json()}});
+    const RequestList requests = k == DemandKind::Actor
+                                     ? policy.actors(cluster.pending_queue(k), cluster.in_creation())
+                                     : RequestList::view(cluster.pending_queue(k));
+    requests.for_each([&list](const ResourceSet& r) { list.push_back(Json{{"required_resources", r.to_json()}}); });
     count += list.size();
     pending[name(k)] = std::move(list);
   }
@@ -170,7 +173,10 @@ Json get_cluster_state(const ClusterState& cluster, SimTime now, const StatusOpt
   c["used_gpu_memory"] = r.used_gpu_memory;
   c["total_memory"] = r.total_memory;
   c["used_memory"] = r.used_memory;
-  if (opts.slurm_mode) c["pending_resources"] = pending_resources(cluster);
+  if (opts.slurm_mode) {
+    static const auto fallback = PolicyRegistry::instance().make<PendingPolicy>(PendingPolicy::kDefault);
+    c["pending_resources"] = pending_resources(cluster, opts.pending ? *opts.pending : *fallback);
+  }
 
   Json state = Json::object();
   state["nodes"] = std::move(nodes);

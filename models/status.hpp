@@ -7,10 +7,12 @@
 //   *_gpu_memory memory the driver observes, in bytes, or "NA"
 // The JSON layout, the CLI line and the CSV timeline are described in
 // docs/status.md.
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/cluster_state.hpp"
+#include "models/pending.hpp"
 #include "engine/time.hpp"
 #include "engine/trace.hpp"
 
@@ -22,6 +24,9 @@ struct StatusOptions {
   // Leaves the head out of nodes and rollup, as the real status does in
   // SLURM mode (where the head runs no work).
   bool exclude_head_node = false;
+  // Which actors pending_resources lists (models/pending.hpp); null: the
+  // default variant, as BioEngine lists them.
+  std::shared_ptr<const PendingPolicy> pending = nullptr;
 };
 
 // {"nodes": {<node id>: {...}, ...}, "cluster": {...}}; alive nodes only, in

@@ -465,7 +465,7 @@ void RunMetrics::for_each(const std::function<void(const char*, std::optional<do
 
 ScenarioDriver::ScenarioDriver(const Scenario& sc, RunView world, RunResult& result)
     : sc_(sc), w_(world), result_(result),
-      status_opts_{sc.control.slurm_mode, 30 * kSecond, sc.control.slurm_mode},
+      status_opts_{sc.control.slurm_mode, 30 * kSecond, sc.control.slurm_mode, world.control.policies().pending},
       memory_(std::make_shared<MemorySink>()),
       traffic_rng_(result.seed) {
   std::vector<const Expectation*> invariants;

@@ -70,8 +70,11 @@ void parse_policies(Obj& root, Scenario& s) {
       std::string v = po.string(m, "");
       if (!v.empty()) spec += "," + m + "=" + v;
     }
-    const std::string placement = po.string(PlacementPolicy::kModel, "");
-    if (!placement.empty()) spec += std::string(",") + PlacementPolicy::kModel + "=" + placement;
+    // The models outside the presets.
+    for (const char* m : {PlacementPolicy::kModel, PendingPolicy::kModel}) {
+      const std::string v = po.string(m, "");
+      if (!v.empty()) spec += std::string(",") + m + "=" + v;
+    }
     po.finish();
   } else {
     root.fail(root.at("policies"), "expected a preset name or an object of model -> variant");

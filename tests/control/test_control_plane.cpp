@@ -31,6 +31,7 @@ struct SimOptions {
   Duration runtime_env_install = 0;
   Duration ray_stop = 5 * kSecond;
   int max_workers = 1;
+  int nodes = 1;  // in the partition
   Duration introspection_env_build = 20 * kSecond;  // the default
   Duration head_exit = 0;                           // the default
 };
@@ -54,7 +55,7 @@ struct Sim {
 
     SimSlurmConfig sc;
     PartitionNodeType a100;
-    a100.count = 1;
+    a100.count = o.nodes;
     a100.cpus = 8;
     a100.memory_gb = 128;
     a100.gpus = 1;
@@ -68,7 +69,7 @@ struct Sim {
     sc.ray_stop = LatencyModel::fixed(o.ray_stop);
     sc.cancel_latency = LatencyModel::fixed(1 * kSecond);
 
-    PolicySet policies = resolve_policies(policy);
+    PolicySet policies = parse_policy_spec(policy);
     backend = std::make_unique<SimSlurmBackend>(loop, rng, trace, sc, policies.advertisement);
     ControlConfig cfg;
     cfg.autoscaler.max_workers = o.max_workers;
@@ -91,6 +92,12 @@ struct Sim {
     for (const auto& e : sink->events)
       if (e.kind == "node_registered" && e["job"] != "") return &e;
     return nullptr;
+  }
+  std::vector<TraceEvent> worker_registrations() const {
+    std::vector<TraceEvent> out;
+    for (const auto& e : sink->events)
+      if (e.kind == "node_registered" && e["job"] != "") out.push_back(e);
+    return out;
   }
   const SimJob& only_job() const {
     EXPECT_EQ(backend->jobs().size(), 1u);
@@ -668,6 +675,74 @@ TEST(Introspection, AnEnvBuiltBeforeThePassLeavesNoJobInFlightAndLegacyAdmits) {
   ASSERT_EQ(slow.of("admission").size(), 1u);
   EXPECT_EQ(slow.of("admission")[0]["worker_jobs"], 1);
   EXPECT_EQ(slow.of("admission")[0]["admitted"], false);
+}
+
+// The fifth defect (docs/models.md): Ray lists an actor PENDING_CREATION
+// until its constructor returns, so a replica placed on a node and still
+// installing its runtime env is pending demand to _check_scale_up in both
+// presets. Hand-worked from slurm_workers.py@ad84209/@14b9f29 with this
+// Sim's timings: monitor passes at 10 s and then every 10.005 s (5 ms of
+// work each); the env for introspection builds in 5 s, so legacy admits too
+// (can_spawn_worker) and the pass at 20.005 s scales up for the replica
+// waiting for a node; the node joins 5 + 20 + 5 s later (50.005 s) and the
+// replica installs there for 110 s (running at 160.005 s). The cooldown
+// ends 60 s after a scale-up, so the passes at 80.035 and 140.065 s (60.03 s
+// apart) find the replica in creation, below max_workers 4, and each
+// submits a job sized from it: two jobs no replica ever uses, each stopped
+// once idle past the threshold (300 s). `pending=excludes-installing`
+// leaves the replica out: one job.
+TEST(PendingDemand, AReplicaInstallingItsEnvScalesUpMoreJobsInBothPresets) {
+  SimOptions o;
+  o.introspection_env_build = 5 * kSecond;
+  o.runtime_env_install = 110 * kSecond;
+  o.max_workers = 4;
+  o.nodes = 4;
+  const SimTime pass = 10 * kSecond + 5 * kMillisecond;
+  const SimTime first_up = 10 * kSecond + pass;
+  const SimTime joined = first_up + kQueueWait + kNodeBoot + kRegistration;
+  for (const std::string preset : {"legacy", "fixed"})
+    for (const std::string pending : {"", ",pending=excludes-installing"}) {
+      SCOPED_TRACE(preset + pending);
+      Sim sim(preset + pending, o);
+      sim.control->deploy(vram_app());
+      sim.loop.run(600 * kSecond);
+      ASSERT_EQ(sim.of("admission").size(), 1u);
+      ASSERT_EQ(sim.of("admission")[0]["admitted"], true);
+      const auto placed = sim.of("replica_placed");
+      const auto running = sim.of("replica_running");
+      ASSERT_EQ(placed.size(), 1u);
+      ASSERT_EQ(running.size(), 1u);
+      EXPECT_EQ(placed[0].t, joined);
+      EXPECT_EQ(running[0].t, joined + 110 * kSecond);
+      const auto ups = sim.of("scale_up");
+      ASSERT_GE(ups.size(), 1u);
+      EXPECT_EQ(ups[0].t, first_up) << "the pass after admission, for the replica waiting for a node";
+      EXPECT_FALSE(ups[0]["demand"].empty());
+      const auto regs = sim.worker_registrations();
+      const auto downs = sim.of("scale_down");
+      if (!pending.empty()) {
+        EXPECT_EQ(ups.size(), 1u) << "the installing replica is no demand";
+        EXPECT_EQ(regs.size(), 1u);
+        EXPECT_TRUE(downs.empty());
+        continue;
+      }
+      ASSERT_EQ(ups.size(), 3u) << "a job at every pass past the cooldown while the replica installs";
+      EXPECT_EQ(ups[1].t, first_up + 6 * pass);
+      EXPECT_EQ(ups[2].t, first_up + 12 * pass);
+      for (std::size_t i = 1; i < 3; ++i) {
+        EXPECT_GT(ups[i].t, placed[0].t) << "the replica was already placed";
+        EXPECT_LT(ups[i].t, running[0].t) << "and still installing";
+        EXPECT_EQ(ups[i]["demand"], ups[0]["demand"]) << "sized from the same replica";
+        EXPECT_EQ(ups[i]["gpus"], 1);
+      }
+      ASSERT_EQ(regs.size(), 3u);
+      EXPECT_EQ(placed[0]["node"], regs[0]["node"]);
+      ASSERT_EQ(downs.size(), 2u) << "the two unused nodes";
+      for (std::size_t i = 0; i < 2; ++i) {
+        EXPECT_EQ(downs[i]["node"], regs[i + 1]["node"]);
+        EXPECT_GT(downs[i].t - regs[i + 1].t, 300 * kSecond);
+      }
+    }
 }
 
 // Replicas placed on a node before its runtime env for the app exists wait

@@ -22,8 +22,9 @@ bool throws_naming(const std::function<void()>& f, const std::string& name) {
 }
 
 TEST(PolicyRegistry, ListsTheFiveControlPlaneModelsAndReplicaAutoscaling) {
-  EXPECT_EQ(PolicyRegistry::instance().models(), (Strings{"admission", "advertisement", "autoscaler", "placement",
-                                                          "replica_autoscaling", "shutdown", "sizing"}));
+  EXPECT_EQ(PolicyRegistry::instance().models(), (Strings{"admission", "advertisement", "autoscaler", "pending",
+                                                          "placement", "replica_autoscaling", "shutdown", "sizing"}));
+  EXPECT_EQ(PolicyRegistry::instance().variants("pending"), (Strings{"counts-installing", "excludes-installing"}));
   EXPECT_EQ(PolicyRegistry::instance().variants("replica_autoscaling"), (Strings{"ray"}));
   EXPECT_EQ(PolicyRegistry::instance().variants("placement"), (Strings{"best-fit", "best-fit-gpu", "fgd", "first-fit", "ray"}));
   EXPECT_EQ(policy_models(), (Strings{"advertisement", "sizing", "admission", "autoscaler", "shutdown"}));

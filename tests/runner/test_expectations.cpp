@@ -22,7 +22,7 @@ const char* kScaleDown = R"({
               "autoscaler": {"scale_down_threshold": "90s"},
               "latency": {"runtime_env_install": "20s", "replica_init": "5s"}},
   "apps": [{"id": "c", "gpu_memory_mb": 4000, "cpus": 1, "deploy_at": "5s"}],
-  "actions": [{"at": "335s", "do": "delete", "app": "c"}],
+  "actions": [{"at": "305s", "do": "delete", "app": "c"}],
   "expect": EXPECT})";
 
 RunResult run_text(std::string text, const std::string& expect, const std::string& policies = "fixed") {
@@ -78,7 +78,7 @@ TEST(RelativeTime, MissingAnchorFailsUnlessNoneIsExpected) {
 TEST(RelativeTime, AFieldlessEventAnchorsAWindow) {
   // shutdown_started carries no fields: an anchor on its kind alone finds it.
   std::string text = kScaleDown;
-  const std::string del = R"({"at": "335s", "do": "delete", "app": "c"})";
+  const std::string del = R"({"at": "305s", "do": "delete", "app": "c"})";
   text.replace(text.find(del), del.size(), R"({"at": "200s", "do": "shutdown"})");
   auto r = run_text(text, R"([{"event": "job_ended", "after": {"event": "shutdown_started"}, "within": "120s",
                                 "count": 1},
@@ -100,7 +100,7 @@ TEST(RelativeTime, NeverBeforeHoldsAndFails) {
   EXPECT_TRUE(only(held).held) << only(held).why;
   auto failed = run_text(kScaleDown, R"([{"event": "scale_down", "before": {"event": "job_ended"}, "count": 0}])");
   EXPECT_FALSE(only(failed).held);
-  EXPECT_EQ(only(failed).why, "seen 1 time(s), first at 450.220 s");
+  EXPECT_EQ(only(failed).why, "seen 1 time(s), first at 420.205 s");
 }
 
 TEST(Invariants, MaxWorkerJobsIsCheckedAtEveryEvent) {
@@ -227,12 +227,17 @@ TEST(HeadAdvertisement, MigHeadStillAdvertisesTheWholeDevice) {
 // poll after the next pass (12 s). So the scancel comes between 90 + 12 s and
 // 10 + 150 + 12 s after the delete, whatever the phase; 102.2 s is the lower
 // edge, reached when the delete falls just before a pass and a check just
-// after the threshold. No latency here is set to make that sum.
+// after the threshold. No latency here is set to make that sum. The checks'
+// phase starts at the first pass after the replica runs (an installing
+// replica is pending demand, and no check runs while demand is pending):
+// passes at 10 s + 10.005 s k, the replica running at 55 s, checks at
+// 60.025 s + 60.03 s k; a delete at 270 s, just before the pass at 270.13 s,
+// meets the check at 360.175 s (90.045 s later): scancel 102.175 s after.
 TEST(ScaleDownBySeedFigure, ScancelComesThresholdPlusTheStopWaitPlusThePhase) {
   const std::string after = R"([{"event": "jobs_cancelled", "after": )" + std::string(kDeleted);
   for (int half_s = 0; half_s <= 120; ++half_s) {  // one check period, half a second apart
     std::string text = kScaleDown;
-    text.replace(text.find("335s"), 4, std::to_string(300000 + 500 * half_s) + "ms");
+    text.replace(text.find("305s"), 4, std::to_string(300000 + 500 * half_s) + "ms");
     auto r = run_text(text, after + R"(, "within": "102s", "count": 0},)" +
                                 std::string(R"({"event": "jobs_cancelled", "after": )") + kDeleted +
                                 R"(, "within": "172s", "count": 1}])");
@@ -241,7 +246,7 @@ TEST(ScaleDownBySeedFigure, ScancelComesThresholdPlusTheStopWaitPlusThePhase) {
     EXPECT_TRUE(r.expectations[1].held) << half_s << ": " << r.expectations[1].why;
   }
   std::string edge = kScaleDown;
-  edge.replace(edge.find("335s"), 4, "300s");
+  edge.replace(edge.find("305s"), 4, "270s");
   auto r = run_text(edge, after + R"(, "within": "102250ms", "count": 1}])");
   EXPECT_TRUE(only(r).held) << only(r).why;
 }

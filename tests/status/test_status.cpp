@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "models/registry.hpp"
+
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -51,9 +53,10 @@ NodeSpec cpu_node(std::string ip, bool head, double cpus) {
   return s;
 }
 
+// Placed and, for actors, created: running replicas.
 void place(ClusterState& c, DemandKind kind, ResourceSet request, int times = 1) {
   for (int i = 0; i < times; ++i) c.submit(kind, "app", "replica app#" + std::to_string(i), request, 0);
-  c.schedule_pending();
+  for (const auto& p : c.schedule_pending()) c.actor_created(p.demand);
 }
 
 // Europa: Ray reads "NVIDIA GeForce RTX 3090" as accelerator type "G" (the
@@ -380,6 +383,30 @@ TEST(StatusPending, ListsAndCountsInSlurmMode) {
   EXPECT_EQ(p["jobs"], Json::array({Json{{"required_resources", {{"CPU", 4.0}}}}}));
   EXPECT_EQ(p["tasks"], Json::array({Json{{"required_resources", {{"CPU", 3.0}}}}}));
   EXPECT_EQ(p["total"], 4);
+}
+
+// ProxyActor.get_cluster_state builds pending_resources from
+// _get_pending_actors (proxy_actor.py:649-655@1725d5c): an actor placed but
+// not yet created (installing its runtime env) is listed, as the autoscaler
+// reads it; the repaired variant lists only those waiting for a node.
+TEST(StatusPending, AnActorInCreationIsListedUnlessTheVariantExcludesIt) {
+  ClusterState c;
+  c.add_node(cpu_node("10.0.0.1", false, 4), 0);
+  c.submit(DemandKind::Actor, "a", "replica a#0", {{kCPU, 1}}, 1);  // placed, installing
+  c.submit(DemandKind::Actor, "a", "replica a#1", {{kCPU, 1}}, 2);  // placed, created
+  c.submit(DemandKind::Actor, "b", "replica b#0", {{kCPU, 8}}, 3);  // waits for a node
+  const auto placed = c.schedule_pending();
+  ASSERT_EQ(placed.size(), 2u);
+  c.actor_created(placed[1].demand);
+  const Json counted = get_cluster_state(c, 0)["cluster"]["pending_resources"];
+  EXPECT_EQ(counted["actors"], Json::array({Json{{"required_resources", {{"CPU", 1.0}}}},
+                                            Json{{"required_resources", {{"CPU", 8.0}}}}}));
+  EXPECT_EQ(counted["total"], 2);
+  StatusOptions repaired;
+  repaired.pending = PolicyRegistry::instance().make<PendingPolicy>("excludes-installing");
+  const Json excluded = get_cluster_state(c, 0, repaired)["cluster"]["pending_resources"];
+  EXPECT_EQ(excluded["actors"], Json::array({Json{{"required_resources", {{"CPU", 8.0}}}}}));
+  EXPECT_EQ(excluded["total"], 1);
 }
 
 TEST(StatusPending, AbsentOutsideSlurmMode) {
