@@ -25,6 +25,11 @@ struct AppSpec {
   std::map<std::string, double> resources;
   double cpus = 1;                  // per replica
   std::int64_t memory_bytes = 0;    // per replica
+  // The app's ProxyDeployment actor's memory (BioEngine's deploy argument
+  // proxy_memory_in_gb, 0.5 unless given: manager.py:2326-2327@fba5ffe),
+  // which AppBuilder._sum_resources adds to the admission check's memory
+  // (builder.py:405@fba5ffe). The proxy actor itself is not modelled.
+  std::int64_t proxy_memory_bytes = std::int64_t{512} << 20;
   int replicas = 1;
   std::optional<std::int64_t> observed_vram_mb;  // driver-observed peak per replica, context included
   // Device memory each replica process holds beyond its tensors (CUDA

@@ -144,7 +144,7 @@ void AppsManager::check_deploy(const std::string& id) {
   // here is one class), whatever num_replicas says; the replicas are bound
   // later. So the check admits what a single worker can host one replica of.
   AppDemand demand{id, app.spec.cpus, ctx_.policies.sizing->sum_num_gpus({{app.sizing.num_gpus, 1}}),
-                   static_cast<double>(app.spec.memory_bytes),
+                   static_cast<double>(app.spec.memory_bytes + app.spec.proxy_memory_bytes),
                    app.sizing.vram_mb ? static_cast<double>(*app.sizing.vram_mb) : 0.0, app.spec.resources};
   const auto snap = admission_snapshot();
   const auto decision = ctx_.policies.admission->check(demand, snap);

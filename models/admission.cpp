@@ -47,10 +47,11 @@ std::string python_float_repr(double x) {
 
 std::string insufficient_message(const AppDemand& app, RequestedDict style) {
   auto py_int = [](double v) { return std::to_string(static_cast<long long>(std::trunc(v))); };
+  // _sum_resources at fba5ffe (builder.py:383-406) returns four keys, each
+  // int()ed; the fix keeps num_gpus a float (840e77d).
   std::string dict = "{'num_cpus': " + py_int(app.cpus) + ", 'num_gpus': " +
                      (style == RequestedDict::Fixed ? python_float_repr(app.gpus) : py_int(app.gpus)) +
-                     ", 'memory': " + py_int(app.memory);
-  if (style == RequestedDict::Fixed) dict += ", 'VRAM_MB': " + py_int(app.vram_mb);
+                     ", 'memory': " + py_int(app.memory) + ", 'VRAM_MB': " + py_int(app.vram_mb);
   return "Insufficient resources for application '" + app.app_id + "'. Requested: " + dict + "}";
 }
 

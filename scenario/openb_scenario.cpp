@@ -200,6 +200,7 @@ AppSpec openb_app(const OpenbPod& p, std::int64_t min_vram, const std::string& p
   // placed all on one node or not at all.
   a.cpus = static_cast<double>(p.cpu_milli) / 1000.0;
   a.memory_bytes = p.memory_mib * (std::int64_t{1} << 20);
+  a.proxy_memory_bytes = 0;  // a scheduler's pod, not a BioEngine app
   if (p.num_gpu == 0) {
     ++im.cpu_pods;
   } else if (p.sharing()) {

@@ -25,6 +25,8 @@ AppSpec parse_app(Obj& o, const AppSpec* base, std::int64_t cuda_context_mb) {
   a.cpus = o.number("cpus", a.cpus, 0, static_cast<double>(limits::kMaxCpus));
   // Bounded in MB first, so the byte count cannot overflow.
   a.memory_bytes = o.integer("memory_mb", a.memory_bytes / (1024 * 1024), 0, limits::kMaxMemoryMb) * 1024 * 1024;
+  a.proxy_memory_bytes =
+      o.integer("proxy_memory_mb", a.proxy_memory_bytes / (1024 * 1024), 0, limits::kMaxMemoryMb) * 1024 * 1024;
   a.replicas = static_cast<int>(o.integer("replicas", a.replicas, 1, limits::kMaxReplicas));
   if (o.has("observed_vram_mb")) a.observed_vram_mb = o.integer("observed_vram_mb", 0, 0, limits::kMaxVramMb);
   a.kind = o.string("kind", a.kind);

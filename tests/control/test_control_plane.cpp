@@ -177,7 +177,9 @@ TEST(ColdDeploy, LegacyRejectsWhileItsOwnWorkerIsInFlight) {
   EXPECT_EQ(admission[0]["reason"], "insufficient");
   EXPECT_EQ(admission[0]["worker_jobs"], 1);
   EXPECT_EQ(admission[0]["message"],
-            "Insufficient resources for application 'app'. Requested: {'num_cpus': 1, 'num_gpus': 1, 'memory': 0}");
+            "Insufficient resources for application 'app'. Requested: {'num_cpus': 1, 'num_gpus': 1, 'memory': 536870912, "
+            "'VRAM_MB': 0}")
+      << "the cold legacy text at fba5ffe: four keys, memory the proxy deployment's 0.5 GiB";
 
   EXPECT_EQ(sim.of("scale_up").size(), 1u) << "the introspection task still scaled up";
   const TraceEvent* reg = sim.worker_registered();

@@ -16,11 +16,13 @@ std::shared_ptr<const AdmissionPolicy> admission(const std::string& variant) {
 
 // One replica of an 8000 MB app sized on the VRAM branch.
 const AppDemand kApp{"app", 1, 0.01, 0, 8000};
-// As manager.py raises it: legacy int()s every total (0.01 GPU reads 0);
-// fixed keeps num_gpus a float and adds VRAM_MB.
+// As manager.py raises it with _sum_resources' four keys (builder.py:383-406
+// @fba5ffe): legacy int()s every total (0.01 GPU reads 0); fixed keeps
+// num_gpus a float (840e77d).
 std::string rejection(const std::string& variant) {
   return variant == "legacy"
-             ? "Insufficient resources for application 'app'. Requested: {'num_cpus': 1, 'num_gpus': 0, 'memory': 0}"
+             ? "Insufficient resources for application 'app'. Requested: {'num_cpus': 1, 'num_gpus': 0, 'memory': 0, "
+               "'VRAM_MB': 8000}"
              : "Insufficient resources for application 'app'. Requested: {'num_cpus': 1, 'num_gpus': 0.01, 'memory': 0, "
                "'VRAM_MB': 8000}";
 }
@@ -82,7 +84,7 @@ TEST_P(AdmissionBothVariants, FullClusterRejectsOversizedRequest) {
   const auto d = p->check(big, s);
   EXPECT_FALSE(d.admitted);
   EXPECT_EQ(d.message, GetParam() == "legacy" ? "Insufficient resources for application 'big'. Requested: {'num_cpus': "
-                                                "16, 'num_gpus': 2, 'memory': 0}"
+                                                "16, 'num_gpus': 2, 'memory': 0, 'VRAM_MB': 0}"
                                               : "Insufficient resources for application 'big'. Requested: {'num_cpus': "
                                                 "16, 'num_gpus': 2.0, 'memory': 0, 'VRAM_MB': 0}");
 }
