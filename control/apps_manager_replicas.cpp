@@ -11,7 +11,14 @@ namespace vramsim {
 
 void AppsManager::submit_replicas(AppRecord& app, const std::string& reason) {
   const std::string& id = app.spec.id;
-  ResourceSet req{{kCPU, app.spec.cpus}};  // keeps a stated CPU of 0
+  // As Ray reports required_resources: only amounts above zero
+  // (prepare_resources, python/ray/includes/task_options_utils.pxi@5d44e1f0;
+  // ResourceSet::Set erases zeros, src/ray/common/scheduling/
+  // resource_set.cc@e9390d53). A replica of num_cpus=0 lists no CPU, and
+  // _check_scale_up's req.get("CPU", 1) reads 1: the legacy divisor never
+  // sees 0.
+  ResourceSet req;
+  if (app.spec.cpus > 0) req.set(kCPU, app.spec.cpus);
   if (app.sizing.num_gpus > 0) req.set(kGPU, app.sizing.num_gpus);
   if (app.spec.memory_bytes > 0) req.set(kMemory, static_cast<double>(app.spec.memory_bytes));
   if (app.sizing.vram_mb) req.set(kVramMB, static_cast<double>(*app.sizing.vram_mb));

@@ -19,9 +19,14 @@ namespace vramsim {
 struct ControlConfig {
   bool slurm_mode = true;
   AutoscalerConfig autoscaler;
-  Duration monitor_tick = 10 * kSecond;   // the monitor loop's sleep after each pass
-  // Time one monitor pass takes before its sleep starts: passes begin every
-  // monitor_tick + work, never on an exact multiple of the tick.
+  // The worker's monitoring loop (worker.py:845-858@fba5ffe) sleeps
+  // `monitor_poll` (1 s), then starts a pass once `monitor_tick` (10 s) has
+  // passed since the previous pass started; a pass that raised sleeps its
+  // backoff first (:928-956).
+  Duration monitor_tick = 10 * kSecond;
+  Duration monitor_poll = 1 * kSecond;
+  // Time one monitor pass takes: with the 1 s polls after it, passes begin
+  // every 10 s + work (work under 1 s), never on an exact multiple of the tick.
   LatencyModel monitor_work = LatencyModel::fixed(5 * kMillisecond);
   Duration creation_poll = 5 * kSecond;
   // AppBuilder._introspect_via_ray_task: a task asking num_cpus=0 (Ray lists

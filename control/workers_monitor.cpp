@@ -81,14 +81,23 @@ void WorkersMonitor::schedule_tick(Duration delay) {
     monitor_timer_ = 0;
     if (ctx_.exited || ctx_.shutting_down) return;
     tick();
-    // The loop sleeps `tick` after each pass's work; after a pass that
-    // raised, the worker's monitoring task sleeps its backoff first
-    // (worker.py: 2 s doubling to 60 s), so from the fourth error in a row
-    // on the passes spread out.
-    Duration next = cfg_.monitor_tick + cfg_.monitor_work.sample(ctx_.rng.stream("monitor.work"));
-    if (consecutive_errors_ > 0) next = std::max(next, error_backoff(consecutive_errors_));
-    schedule_tick(next);
+    schedule_tick(next_pass_after(cfg_.monitor_work.sample(ctx_.rng.stream("monitor.work")),
+                                  consecutive_errors_ > 0 ? error_backoff(consecutive_errors_) : 0, cfg_.monitor_tick,
+                                  cfg_.monitor_poll));
   });
+}
+
+Duration WorkersMonitor::next_pass_after(Duration work, Duration backoff, Duration tick, Duration poll) {
+  // worker.py:845-858@fba5ffe: after the pass's work (and a raising pass's
+  // backoff sleep, :956), the loop sleeps `poll` and checks whether `tick`
+  // has passed since the pass started, polling on until it has. So a pass
+  // of 5 ms starts the next 10.005 s after its own start, and after a
+  // backoff of 16, 32 or 60 s the next comes 17, 33 or 61 s + the work on.
+  const Duration slept = work + backoff;
+  if (poll <= 0) return std::max(slept, tick);
+  Duration polls = poll;
+  if (slept + polls < tick) polls = (tick - slept + poll - 1) / poll * poll;
+  return slept + polls;
 }
 
 void WorkersMonitor::tick() {

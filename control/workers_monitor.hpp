@@ -30,6 +30,9 @@ namespace vramsim {
 
 class WorkersMonitor {
  public:
+  // From a pass's start to the next pass's: its work, a raising pass's
+  // backoff, then polls of `poll` until `tick` has passed since its start.
+  static Duration next_pass_after(Duration work, Duration backoff, Duration tick, Duration poll);
   WorkersMonitor(ControlContext& ctx, ReplicaMemory& memory);
 
   void start();         // the monitor loop (SLURM mode) and the memory sampler

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "backends/sim/sim_slurm_backend.hpp"
+#include "control/workers_monitor.hpp"
+#include "models/registry.hpp"
 #include "engine/event_loop.hpp"
 
 namespace vramsim {
@@ -406,28 +408,75 @@ TEST(Admission, OneReplicaPerClassIsWhatTheCheckSums) {
 
 // --- the monitor loop after an exception ---------------------------------------------------------
 
-// The legacy autoscaler raises (ZeroDivisionError) on a pending replica
-// that asks for 0 CPUs; the worker's monitoring task then sleeps 2 s,
-// doubling to 60 s, before the next pass. Passes come every 10.005 s
-// anyway, so the backoff shows from the fourth error in a row: 16, 32, 60 s.
-TEST(MonitorBackoff, PassesThatRaiseSpreadOutAsTheMonitoringTaskBacksOff) {
+// Ray reports a replica of num_cpus=0 with no CPU key at all (zeros are
+// dropped: task_options_utils.pxi@5d44e1f0, resource_set.cc@e9390d53), so
+// the legacy _check_scale_up reads req.get("CPU", 1) = 1 and never divides
+// by zero: the scale-up is sized from the replica's GPU, raised to the
+// defaults (8 CPUs here).
+TEST(ZeroCpuReplica, RayListsNoCpuKeySoLegacyScalesUpWithoutError) {
   Sim sim("legacy", {.max_workers = 2});
   sim.control->deploy(vram_app());  // legacy rejects it cold; it brings the worker up
   sim.at(100 * kSecond, [&] {
     AppSpec a = vram_app("zero-cpu");
     a.cpus = 0;
-    a.replicas = 2;  // one whole GPU each (sized while no VRAM was seen): the second never fits
+    a.replicas = 2;  // one whole GPU each (sized while no VRAM was seen): the second waits
     a.gpu_memory_mb = -1;
     sim.control->deploy(a);
   });
-  sim.loop.run(1200 * kSecond);
+  sim.loop.run(600 * kSecond);
+  EXPECT_TRUE(sim.of("autoscaler_error").empty());
+  const auto submitted = sim.of("replicas_submitted");
+  ASSERT_FALSE(submitted.empty());
+  EXPECT_FALSE(submitted.back()["resources"].contains("CPU")) << submitted.back()["resources"];
+  const auto ups = sim.of("scale_up");
+  ASSERT_EQ(ups.size(), 2u);
+  EXPECT_FALSE(ups[1]["demand"].contains("CPU")) << ups[1]["demand"];
+  EXPECT_EQ(ups[1]["gpus"], 1);
+  EXPECT_EQ(ups[1]["cpus"], 8);
+}
+
+// --- the monitor loop after an exception ---------------------------------------------------------
+
+// A pass that raises: from 100 s on every monitor pass fails.
+class RaisingAutoscaler final : public AutoscalerPolicy {
+ public:
+  ScaleDecision decide(const AutoscalerSnapshot& s, const AutoscalerConfig&) const override {
+    ScaleDecision d;
+    if (s.now < 100 * kSecond) return d;
+    d.action = ScaleDecision::Action::Error;
+    d.note = "RuntimeError: the pass raised";
+    return d;
+  }
+};
+
+// worker.py:845-858, 928-956@fba5ffe: the loop sleeps 1 s, then starts a
+// pass once 10 s have passed since the previous pass started; a pass that
+// raised sleeps min(60, 2 x 2^(n-1)) s first. Hand-worked with 5 ms of work:
+// after backoffs of 2, 4 and 8 s the polls still wait for the 10 s (10.005 s
+// from pass to pass); after 16, 32 and 60 s the first poll passes: 1 s +
+// the backoff + the work, 17.005, 33.005 and 61.005 s.
+TEST(MonitorBackoff, PassesThatRaiseSpreadOutAsTheMonitoringTaskBacksOff) {
+  if (!PolicyRegistry::instance().has(AutoscalerPolicy::kModel, "raises-for-test"))
+    PolicyRegistry::instance().add<AutoscalerPolicy, RaisingAutoscaler>("raises-for-test");
+  Sim sim("legacy,autoscaler=raises-for-test", {.max_workers = 2});
+  sim.loop.run(600 * kSecond);
   const auto errors = sim.of("autoscaler_error");
   ASSERT_GE(errors.size(), 7u);
   std::vector<double> gaps;
   for (std::size_t i = 1; i < 7; ++i) gaps.push_back(to_seconds(errors[i].t - errors[i - 1].t));
-  EXPECT_EQ(gaps, (std::vector<double>{10.005, 10.005, 10.005, 16, 32, 60}));
+  EXPECT_EQ(gaps, (std::vector<double>{10.005, 10.005, 10.005, 17.005, 33.005, 61.005}));
   EXPECT_EQ(errors[5]["consecutive"], 6);
   EXPECT_EQ(errors[5]["backoff_us"], 60 * kSecond);
+}
+
+TEST(MonitorBackoff, TheNextPassWaitsForTheTickThenThePoll) {
+  const Duration ms = kMillisecond, s = kSecond;
+  EXPECT_EQ(WorkersMonitor::next_pass_after(5 * ms, 0, 10 * s, 1 * s), 10 * s + 5 * ms);
+  EXPECT_EQ(WorkersMonitor::next_pass_after(1500 * ms, 0, 10 * s, 1 * s), 10 * s + 500 * ms)
+      << "9 polls after a 1.5 s pass: the first check at or past 10 s";
+  EXPECT_EQ(WorkersMonitor::next_pass_after(5 * ms, 8 * s, 10 * s, 1 * s), 10 * s + 5 * ms);
+  EXPECT_EQ(WorkersMonitor::next_pass_after(5 * ms, 16 * s, 10 * s, 1 * s), 17 * s + 5 * ms);
+  EXPECT_EQ(WorkersMonitor::next_pass_after(12 * s, 0, 10 * s, 1 * s), 13 * s) << "a pass longer than the tick";
 }
 
 // --- the cluster status the stop wait reads ------------------------------------------------------
