@@ -282,12 +282,13 @@ void SlurmBackend::poll() {
   // the head does not know an orphan rather than an answer still on its way.
   const bool quiet = submits_in_flight_ == 0;
   const std::uint64_t generation = submit_generation_;
-  client_.list([this, quiet, generation](std::optional<std::vector<slurm::SqueueJob>> rows, std::string error) {
+  const auto sent = std::chrono::steady_clock::now();
+  client_.list([this, quiet, generation, sent](std::optional<std::vector<slurm::SqueueJob>> rows, std::string error) {
     poll_in_flight_ = false;
     if (closed_) return;
     if (!rows) {
       trace_.record(exec_.now(), "slurm_error", {{"command", "squeue"}, {"error", error}});
-      outage_failure("squeue", error);
+      outage_failure("squeue", error, sent);
       if (!closed_) arm_poll(next_poll_delay());
       return;
     }
@@ -334,10 +335,14 @@ void SlurmBackend::poll() {
   });
 }
 
-void SlurmBackend::outage_failure(const std::string& command, const std::string& error) {
+void SlurmBackend::outage_failure(const std::string& command, const std::string& error,
+                                  std::chrono::steady_clock::time_point sent) {
   const auto now = std::chrono::steady_clock::now();
   if (!outage_since_) {
-    outage_since_ = now;
+    // The controller answered nothing from the failed call's sending on: a
+    // squeue that waits out its own retries before it fails (tens of seconds
+    // on a loaded machine) dates the outage from when it was sent.
+    outage_since_ = sent;
     trace_.record(exec_.now(), "slurm_outage", {{"phase", "started"}, {"command", command}, {"error", error}});
   }
   if (now - *outage_since_ < cfg_.outage_tolerance) return;

@@ -183,9 +183,10 @@ class SlurmBackend final : public ClusterBackend, private slurm::AgentServerList
   // scancel of jobs of the run; a failure is traced and the jobs are sent
   // again when the controller next answers.
   void scancel(std::vector<std::string> ids);
-  void outage_failure(const std::string& command, const std::string& error);
+  void outage_failure(const std::string& command, const std::string& error,
+                      std::chrono::steady_clock::time_point sent);
   void outage_over();
-  std::optional<std::chrono::steady_clock::time_point> outage_since_;  // first failed squeue of an outage
+  std::optional<std::chrono::steady_clock::time_point> outage_since_;  // when the first failed squeue of an outage was sent
   std::vector<HeldSubmission> held_for_outage_;  // scale-ups waiting for the controller
   std::set<std::string> cancels_to_resend_;      // scancel failed during an outage
   int failed_starts_ = 0;                     // in a row (max_failed_starts)
