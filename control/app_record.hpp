@@ -20,6 +20,9 @@ struct AppSpec {
   std::optional<std::int64_t> gpu_memory_mb;
   bool disable_gpu = false;
   std::optional<std::int64_t> gpu_milli;  // an exact GPU request (SizingRequest::gpu_milli)
+  // A GPU request stated as Ray's num_gpus (a Ray Serve config's
+  // ray_actor_options), taken as is: BioEngine's VRAM sizing does not apply.
+  std::optional<double> num_gpus;
   // Custom resources each replica asks for besides its size (an openb pod's
   // accelerator_type:<models>, which only nodes of those GPU models offer).
   std::map<std::string, double> resources;
@@ -42,6 +45,12 @@ struct AppSpec {
   // Serving requests (docs/serving.md); with autoscaling, `replicas` is the
   // starting count and may be 0.
   std::optional<ServeSpec> serve;
+  // Where a Ray Serve config put this deployment (`vramsim import
+  // ray-serve`): labels `vramsim export ray-serve` writes back, not modelled.
+  struct RayServeOrigin {
+    std::string application, deployment, import_path;
+  };
+  std::optional<RayServeOrigin> ray_serve;
 };
 
 struct ReplicaRecord {

@@ -32,9 +32,10 @@ void AppsManager::deploy(const AppSpec& spec) {
   app.requested_at = exec_.now();
   app.admitted.reset();
   app.message.clear();
-  trace_.record(exec_.now(), "deploy_requested",
-                {{"app", spec.id}, {"gpu_memory_mb", spec.gpu_memory_mb ? Json(*spec.gpu_memory_mb) : Json()},
-                 {"replicas", spec.replicas}, {"cpus", spec.cpus}});
+  Json requested = {{"app", spec.id}, {"gpu_memory_mb", spec.gpu_memory_mb ? Json(*spec.gpu_memory_mb) : Json()},
+                    {"replicas", spec.replicas}, {"cpus", spec.cpus}};
+  if (spec.num_gpus) requested["num_gpus"] = *spec.num_gpus;
+  trace_.record(exec_.now(), "deploy_requested", std::move(requested));
   deploy_queue_.push_back(spec.id);
   next_deploy();
 }
@@ -125,6 +126,7 @@ void AppsManager::check_deploy(const std::string& id) {
   const auto view = gpu_view();
   SizingRequest sreq(id, app.spec.gpu_memory_mb, app.spec.disable_gpu);
   sreq.gpu_milli = app.spec.gpu_milli;
+  sreq.num_gpus = app.spec.num_gpus;
   app.sizing = ctx_.policies.sizing->size(sreq, view);
   memory_.changed(app);
   trace_.record(exec_.now(), "sizing",

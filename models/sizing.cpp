@@ -19,8 +19,13 @@ double python_round2(double x) {
 
 SizingResult size_gpu(const SizingRequest& req, const ClusterGpuView& view, bool take_vram_branch) {
   SizingResult r;
-  if (req.disable_gpu || !req.gpu_memory_mb || *req.gpu_memory_mb == 0) {
+  if (req.disable_gpu || (!req.num_gpus && (!req.gpu_memory_mb || *req.gpu_memory_mb == 0))) {
     r.branch = "disabled";
+    return r;
+  }
+  if (req.num_gpus) {
+    r.num_gpus = *req.num_gpus;
+    r.branch = "stated";
     return r;
   }
   const std::int64_t gmb = *req.gpu_memory_mb;

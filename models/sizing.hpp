@@ -29,12 +29,14 @@ struct SizingRequest {
   // 1000 a share the fraction branch takes unrounded (465 and 535 fill one
   // GPU); with gpu_memory_mb -1, its thousands are whole GPUs on one node.
   std::optional<std::int64_t> gpu_milli;
+  // A GPU request stated as Ray's num_gpus, taken as is (branch "stated").
+  std::optional<double> num_gpus;
 };
 
 struct SizingResult {
   double num_gpus = 0;
   std::optional<std::int64_t> vram_mb;  // VRAM_MB requested per replica
-  std::string branch;   // disabled | whole_gpu_sentinel | vram | fraction | whole_gpu_fallback | error
+  std::string branch;   // disabled | stated | whole_gpu_sentinel | vram | fraction | whole_gpu_fallback | error
   std::string warning;
   std::string error;    // user error; the deploy fails with it
   bool ok() const { return error.empty(); }

@@ -83,12 +83,15 @@ std::string format_latency(std::optional<double> s) {
 void print_serve_table(const std::vector<ServeOutcome>& apps, std::ostream& out) {
   if (apps.empty()) return;
   out << "\nrequests:\n";
-  out << std::left << std::setw(16) << "app" << std::setw(10) << "arrived" << std::setw(11) << "completed"
+  // The app column fits the longest id (an imported application.deployment).
+  int app_w = 16;
+  for (const auto& a : apps) app_w = std::max(app_w, static_cast<int>(a.app.size()) + 2);
+  out << std::left << std::setw(app_w) << "app" << std::setw(10) << "arrived" << std::setw(11) << "completed"
       << std::setw(9) << "refused" << std::setw(10) << "timed out" << std::setw(7) << "cold" << std::setw(10)
       << "wait mean" << std::setw(9) << "mean" << std::setw(9) << "p50" << std::setw(9) << "p95" << std::setw(9) << "p99"
       << "replica-s\n";
   for (const auto& a : apps) {
-    out << std::left << std::setw(16) << a.app << std::setw(10) << a.arrived << std::setw(11) << a.completed
+    out << std::left << std::setw(app_w) << a.app << std::setw(10) << a.arrived << std::setw(11) << a.completed
         << std::setw(9) << a.refused << std::setw(10) << a.timed_out << std::setw(7) << a.cold << std::setw(10)
         << format_latency(a.wait_mean_s) << std::setw(9) << format_latency(a.latency_mean_s) << std::setw(9)
         << format_latency(a.p50_s) << std::setw(9)

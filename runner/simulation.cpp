@@ -60,7 +60,9 @@ std::vector<TaskShape> scenario_tasks(const Scenario& sc) {
   std::vector<TaskShape> tasks;
   for (const auto& a : sc.apps) {
     Amount gpus = 0;
-    if (a.disable_gpu || !a.gpu_memory_mb || *a.gpu_memory_mb == 0) gpus = 0;
+    if (a.disable_gpu) gpus = 0;
+    else if (a.num_gpus) gpus = to_amount(*a.num_gpus);
+    else if (!a.gpu_memory_mb || *a.gpu_memory_mb == 0) gpus = 0;
     else if (a.gpu_milli) gpus = *a.gpu_milli * (kAmountScale / 1000);
     else if (*a.gpu_memory_mb < 0) gpus = kAmountScale;
     else if (min_vram > 0)
@@ -272,10 +274,13 @@ std::string time_limit_note(const RunMetrics& m) {
 
 void print_summary(const RunResult& r, std::ostream& out) {
   out << "scenario " << r.scenario << "  policies " << r.policies << "  seed " << r.seed << "\n\n";
-  out << std::left << std::setw(18) << "app" << std::setw(10) << "admitted" << std::setw(15) << "state"
+  // The app column fits the longest id (an imported application.deployment).
+  int app_w = 18;
+  for (const auto& a : r.apps) app_w = std::max(app_w, static_cast<int>(a.id.size()) + 2);
+  out << std::left << std::setw(app_w) << "app" << std::setw(10) << "admitted" << std::setw(15) << "state"
       << std::setw(12) << "to RUNNING" << "reservation\n";
   for (const auto& a : r.apps) {
-    out << std::left << std::setw(18) << a.id << std::setw(10) << a.admitted << std::setw(15) << a.final_state
+    out << std::left << std::setw(app_w) << a.id << std::setw(10) << a.admitted << std::setw(15) << a.final_state
         << std::setw(12) << (a.time_to_running ? format_seconds(*a.time_to_running) + "s" : "-") << a.reservation
         << "\n";
     if (!a.message.empty()) out << "    " << a.message << "\n";

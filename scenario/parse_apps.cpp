@@ -1,5 +1,6 @@
 // $.apps and $.actions.
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "scenario/scenario_parse.hpp"
@@ -21,6 +22,27 @@ AppSpec parse_app(Obj& o, const AppSpec* base, std::int64_t cuda_context_mb) {
                                         std::string(type_name(*g)));
     else a.gpu_memory_mb = o.integer_value(*g, o.at("gpu_memory_mb"), -1, limits::kMaxVramMb);
   }
+  if (const Json* g = o.get("num_gpus")) {
+    // Ray's num_gpus: a share of one GPU, or whole GPUs (Ray refuses a
+    // fraction above 1).
+    const double n = o.number("num_gpus", 0, 0, static_cast<double>(limits::kMaxGpus));
+    if (n <= 0 || (n > 1 && n != std::floor(n)))
+      o.fail(o.at("num_gpus"), "expected a number in (0, 1] or a whole number up to " +
+                                   std::to_string(limits::kMaxGpus) + ", got " + g->dump());
+    a.num_gpus = n;
+  }
+  if (const Json* r = o.get("ray_serve")) {
+    Obj ro(*r, o.at("ray_serve"), o.file());
+    AppSpec::RayServeOrigin origin;
+    origin.application = ro.string("application", "");
+    origin.deployment = ro.string("deployment", "");
+    origin.import_path = ro.string("import_path", "");
+    for (const auto& [k, v] : {std::pair{"application", &origin.application}, {"deployment", &origin.deployment},
+                                {"import_path", &origin.import_path}})
+      if (v->empty()) ro.fail(ro.at(k), "expected a non-empty string");
+    ro.finish();
+    a.ray_serve = origin;
+  }
   a.disable_gpu = o.boolean("disable_gpu", a.disable_gpu);
   a.cpus = o.number("cpus", a.cpus, 0, static_cast<double>(limits::kMaxCpus));
   // Bounded in MB first, so the byte count cannot overflow.
@@ -32,6 +54,10 @@ AppSpec parse_app(Obj& o, const AppSpec* base, std::int64_t cuda_context_mb) {
   a.kind = o.string("kind", a.kind);
   if (a.kind != "plain" && a.kind != "probe")
     o.fail(o.at("kind"), "expected \"plain\" or \"probe\", got \"" + a.kind + "\"");
+  if (a.num_gpus && a.gpu_memory_mb && *a.gpu_memory_mb != 0)
+    o.fail(o.at(o.has("num_gpus") ? "num_gpus" : "gpu_memory_mb"),
+           "expected num_gpus or gpu_memory_mb, not both (num_gpus is a Ray request taken as is; gpu_memory_mb is "
+           "sized by BioEngine)");
   return a;
 }
 

@@ -10,10 +10,6 @@
 
 namespace vramsim {
 
-// One JSON document from a file, with the scenario's own limits and checks
-// (scenario.cpp); throws ScenarioError naming the file.
-Json read_json_file(const std::string& path);
-
 namespace scenario_parse {
 namespace {
 

@@ -242,6 +242,8 @@ Json parse_json_text(const std::string& text, const std::string& file) {
   return doc;
 }
 
+}  // namespace
+
 std::string read_file_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError(path, "$", "cannot open the file for reading");
@@ -258,8 +260,6 @@ std::string read_file_text(const std::string& path) {
   if (in.bad()) throw ScenarioError(path, "$", "cannot read the file");
   return text;
 }
-
-}  // namespace
 
 Json read_json_file(const std::string& path) { return parse_json_text(read_file_text(path), path); }
 

@@ -165,6 +165,11 @@ struct Scenario {
 inline constexpr const char* kLatencyModelFormat = "vramsim-latency-model/1";
 
 Scenario load_scenario(const std::string& path);                      // throws ScenarioError
+// A file's bytes (at most limits::kMaxFileBytes and one chunk: more is
+// refused by the parsers), and a JSON file as one checked document; both
+// throw ScenarioError naming the file.
+std::string read_file_text(const std::string& path);
+Json read_json_file(const std::string& path);
 // The file's bytes as a scenario: one JSON document (no duplicate keys, at
 // most limits::kMaxDepth deep, nothing after it), then parse_scenario.
 Scenario parse_scenario_text(const std::string& text, const std::string& file);  // throws ScenarioError

@@ -6,6 +6,7 @@
 #   tools/fuzz.sh 60 swf     the SWF trace reader and replay instead (seeds: tests/fuzz/swf)
 #   tools/fuzz.sh 60 protocol  the live mode's wire protocol (seeds: tests/fuzz/protocol)
 #   tools/fuzz.sh 60 report    the report's plan CSV reader and plan section (seeds: tests/fuzz/report)
+#   tools/fuzz.sh 60 ray-serve Ray Serve config import and export (seeds: examples/ray-serve, tests/fuzz/ray-serve)
 # Seeds: the bundled scenarios and tests/fuzz/regressions. A crash leaves its
 # input in build-fuzz/artifacts/; once fixed it belongs in
 # tests/fuzz/regressions/, which CTest replays on every build.
@@ -26,7 +27,8 @@ case ${2:-scenario} in
   swf) target=fuzz_swf corpus=$work/corpus-swf seeds=(tests/fuzz/swf) ;;
   protocol) target=fuzz_protocol corpus=$work/corpus-protocol seeds=(tests/fuzz/protocol) ;;
   report) target=fuzz_report corpus=$work/corpus-report seeds=(tests/fuzz/report) ;;
-  *) echo "fuzz: expected the target scenario, swf, protocol or report, got '$2'" >&2; exit 2 ;;
+  ray-serve) target=fuzz_ray_serve corpus=$work/corpus-ray-serve seeds=(examples/ray-serve tests/fuzz/ray-serve) ;;
+  *) echo "fuzz: expected the target scenario, swf, protocol, report or ray-serve, got '$2'" >&2; exit 2 ;;
 esac
 if [ "${VRAMSIM_FUZZ_NO_BUILD:-0}" = 1 ]; then
   [ -x "$dir/tests/fuzz/$target" ] || { echo "fuzz: $dir/tests/fuzz/$target is not built" >&2; exit 1; }

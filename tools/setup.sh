@@ -7,6 +7,8 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build g++ pkg-config ccache
   libboost-dev libboost-graph-dev libeigen3-dev libcli11-dev nlohmann-json3-dev libssl-dev
+  # Ray Serve config files (vramsim import/export ray-serve)
+  libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # the scheduler cross-check (tests/workload/ref_sched.py) and tools/bench-replay
   python3

@@ -9,6 +9,7 @@
 #include "tools/calibrate_command.hpp"
 #include "tools/explain_command.hpp"
 #include "tools/gen_command.hpp"
+#include "tools/import_command.hpp"
 #include "tools/live_commands.hpp"
 #include "tools/plan_command.hpp"
 #include "tools/replay_command.hpp"
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   auto plan = add_plan_command(app);
   auto calibrate = add_calibrate_command(app);
   auto explain = add_explain_command(app);
+  auto imports = add_import_commands(app);
 
   try {
     app.parse(argc, argv);
@@ -59,6 +61,7 @@ int main(int argc, char** argv) {
   }
 
   if (auto code = live_commands.run()) return *code;
+  if (auto code = run_import_commands(*imports)) return *code;
   if (gen->sub->parsed()) return run_gen_command(*gen);
   if (report->sub->parsed()) return run_report_command(*report);
   if (replay->sub->parsed()) return run_replay_command(*replay);

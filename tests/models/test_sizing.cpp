@@ -63,6 +63,24 @@ TEST_P(SizingBothVariants, ZeroGpuMemoryGivesNoGpu) {
   }
 }
 
+// --- a Ray request stated as num_gpus (vramsim import ray-serve) -------------------
+
+TEST_P(SizingBothVariants, AStatedNumGpusIsTakenAsIsOnEveryView) {
+  for (const auto& v : {kAdvertised, kStaticRtx, view(false, std::nullopt, true)}) {
+    for (double n : {0.25, 1.0, 2.0}) {
+      SizingRequest r = req(std::nullopt);
+      r.num_gpus = n;
+      const auto out = p->size(r, v);
+      EXPECT_EQ(out.branch, "stated");
+      EXPECT_EQ(out.num_gpus, n);
+      EXPECT_FALSE(out.vram_mb) << "a stated request asks for no VRAM_MB";
+    }
+  }
+  SizingRequest off = req(std::nullopt, true);
+  off.num_gpus = 0.5;
+  EXPECT_EQ(p->size(off, kAdvertised).branch, "disabled");
+}
+
 // --- branch 2: the whole-GPU sentinel ----------------------------------------------
 
 TEST_P(SizingBothVariants, MinusOneBooksWholeGpuOnEveryView) {
