@@ -582,7 +582,11 @@ class Importer {
 
 RayServeImport import_ray_serve_config(const std::string& yaml_text, const std::string& file,
                                        const RayServeImportOptions& opts) {
-  const YamlDocument doc = read_yaml(yaml_text, file);
+  return import_ray_serve_document(read_yaml(yaml_text, file), file, opts);
+}
+
+RayServeImport import_ray_serve_document(const YamlDocument& doc, const std::string& file,
+                                         const RayServeImportOptions& opts) {
   std::vector<std::string> notes;
   Reader reader(doc, file, notes);
   Importer importer(reader, opts);

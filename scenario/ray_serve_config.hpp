@@ -35,6 +35,12 @@ struct RayServeImport {
 RayServeImport import_ray_serve_config(const std::string& yaml_text, const std::string& file,
                                        const RayServeImportOptions& opts);
 
+struct YamlDocument;
+// The same over a document already read (import_bioengine_app builds one
+// from an app's source, with labels naming its files and classes).
+RayServeImport import_ray_serve_document(const YamlDocument& doc, const std::string& file,
+                                         const RayServeImportOptions& opts);
+
 struct RayServeExport {
   std::string yaml;  // a Serve config file
   // The scenario's parts a Serve config has no place for (traffic, service

@@ -184,8 +184,30 @@ bool yaml_plain_reads_as_string(const std::string& s) {
 }
 
 std::string YamlDocument::where(const std::string& path) const {
-  const std::string shown = path.empty() ? "(top level)" : path;
+  // The longest labelled prefix that ends at a path boundary.
+  auto boundary = [&](const std::string& prefix) {
+    return path.size() == prefix.size() || path[prefix.size()] == '.' || path[prefix.size()] == '[';
+  };
+  std::string shown = path.empty() ? "(top level)" : path;
+  std::size_t best = 0;
+  bool labelled = false;
+  for (const auto& [prefix, label] : labels)
+    if (path.rfind(prefix, 0) == 0 && boundary(prefix) && (!labelled || prefix.size() > best)) {
+      best = prefix.size();
+      labelled = true;
+      shown = label + path.substr(prefix.size());
+    }
   auto it = lines.find(path);
+  if (it == lines.end() && labelled) {
+    // The nearest line known above the path, within the label.
+    for (std::string p = path; p.size() > best;) {
+      const auto cut = p.find_last_of(".[");
+      if (cut == std::string::npos || cut < best) break;
+      p = p.substr(0, cut);
+      if ((it = lines.find(p)) != lines.end()) break;
+    }
+    if (it == lines.end()) it = lines.find(path.substr(0, best));
+  }
   return it == lines.end() ? shown : shown + " (line " + std::to_string(it->second) + ")";
 }
 

@@ -16,7 +16,11 @@ struct YamlDocument {
   Json value;
   // "applications[0].deployments[1].name" -> its 1-based line.
   std::map<std::string, int> lines;
-  // "path (line N)" where the line is known, else "path".
+  // Names to show for a path and what lies under it, in place of the path
+  // (a document built from another source: "runtime.py:Runtime").
+  std::map<std::string, std::string> labels;
+  // "path (line N)" where the line is known, else "path"; under a label,
+  // the label and the rest of the path, with the nearest line known.
   std::string where(const std::string& path) const;
 };
 

@@ -1,7 +1,9 @@
 #pragma once
 // `vramsim import ray-serve` and `vramsim export ray-serve`: a Ray Serve
-// config file to a scenario and back (scenario/ray_serve_config.hpp,
-// docs/import.md).
+// config file to a scenario and back (scenario/ray_serve_config.hpp);
+// `vramsim import bioengine`: a BioEngine app folder, its source read by
+// tools/bioengine_app.py (built into the binary) under python3
+// (scenario/bioengine_app.hpp). docs/import.md.
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <optional>
@@ -12,6 +14,7 @@ namespace vramsim {
 struct ImportCommand {
   CLI::App* import_sub = nullptr;
   CLI::App* import_ray_serve = nullptr;
+  CLI::App* import_bioengine = nullptr;
   CLI::App* export_sub = nullptr;
   CLI::App* export_ray_serve = nullptr;
   std::string input, cluster, out;

@@ -1,4 +1,5 @@
-// The Ray Serve config fuzz target: bytes -> YAML reader -> import -> the
+// The Ray Serve config fuzz target: bytes -> YAML reader -> import (and the
+// BioEngine manifest checks) -> the
 // scenario loader -> export -> import again. Any input must end in a
 // ScenarioError or a scenario whose export imports back to the same apps;
 // anything else (another exception, a sanitizer report, a signal, a
@@ -11,6 +12,7 @@
 #include <iostream>
 #include <string>
 
+#include "scenario/bioengine_app.hpp"
 #include "scenario/ray_serve_config.hpp"
 
 namespace {
@@ -24,6 +26,11 @@ constexpr std::size_t kMaxInputBytes = 64 * 1024;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size > kMaxInputBytes) return 0;
   const std::string text(reinterpret_cast<const char*>(data), size);
+  // The same bytes as a BioEngine manifest: an entry or a ScenarioError.
+  try {
+    bioengine_manifest_entry(text, "manifest.yaml");
+  } catch (const ScenarioError&) {
+  }
   RayServeImport first;
   try {
     first = import_ray_serve_config(text, "fuzz.yaml", {});

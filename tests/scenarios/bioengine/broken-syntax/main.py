@@ -1,0 +1,6 @@
+import bioengine
+
+
+@bioengine.app(num_cpus=1
+class Main:
+    pass
