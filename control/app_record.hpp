@@ -45,6 +45,13 @@ struct AppSpec {
   // Serving requests (docs/serving.md); with autoscaling, `replicas` is the
   // starting count and may be 0.
   std::optional<ServeSpec> serve;
+  // One deployment of an application of several (apps[].deployments[]):
+  // the application's id (empty: the app is its own application), and the
+  // deployments (by app id) each request calls in turn, waiting for each
+  // answer, once its own work is done.
+  std::string application;
+  std::vector<std::string> application_members;  // its deployments' app ids, the ingress first
+  std::vector<std::string> calls;
   // Where a Ray Serve config put this deployment (`vramsim import
   // ray-serve`): labels `vramsim export ray-serve` writes back, not modelled.
   struct RayServeOrigin {

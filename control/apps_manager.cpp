@@ -148,6 +148,49 @@ void AppsManager::check_deploy(const std::string& id) {
   AppDemand demand{id, app.spec.cpus, ctx_.policies.sizing->sum_num_gpus({{app.sizing.num_gpus, 1}}),
                    static_cast<double>(app.spec.memory_bytes + app.spec.proxy_memory_bytes),
                    app.sizing.vram_mb ? static_cast<double>(*app.sizing.vram_mb) : 0.0, app.spec.resources};
+  // An application of several deployments is admitted once, at its
+  // ingress, for all of them: _sum_resources sums one replica of every
+  // deployment class, each sized first (builder.py:382-406, 671-672
+  // @03b490c), and the app's proxy once. Its other deployments follow the
+  // ingress's decision.
+  if (!app.spec.application_members.empty()) {
+    const std::string& ingress = app.spec.application_members.front();
+    if (ingress != id) {
+      const auto ing = apps_.find(ingress);
+      if (ing != apps_.end() && ing->second.admitted) {
+        app.admitted = ing->second.admitted;
+        app.admission_reason = "with its application's ingress " + ingress;
+        app.message = ing->second.message;
+        trace_.record(exec_.now(), "admission",
+                      {{"app", id}, {"admitted", *app.admitted}, {"reason", app.admission_reason},
+                       {"message", app.message}});
+        if (!*app.admitted) {
+          set_app_state(app, AppState::DeployFailed, app.message);
+          next_deploy();
+          return;
+        }
+        submit_replicas(app, "admitted: " + app.admission_reason);
+        next_deploy();
+        return;
+      }
+    } else {
+      std::vector<std::pair<double, int>> gpus{{app.sizing.num_gpus, 1}};
+      for (std::size_t k = 1; k < app.spec.application_members.size(); ++k) {
+        const auto m = apps_.find(app.spec.application_members[k]);
+        if (m == apps_.end()) continue;
+        const AppSpec& ms = m->second.spec;
+        SizingRequest mreq(ms.id, ms.gpu_memory_mb, ms.disable_gpu);
+        mreq.gpu_milli = ms.gpu_milli;
+        mreq.num_gpus = ms.num_gpus;
+        const SizingResult mr = ctx_.policies.sizing->size(mreq, view);
+        demand.cpus += ms.cpus;
+        demand.memory += static_cast<double>(ms.memory_bytes);
+        if (mr.vram_mb) demand.vram_mb += static_cast<double>(*mr.vram_mb);
+        gpus.emplace_back(mr.num_gpus, 1);
+      }
+      demand.gpus = ctx_.policies.sizing->sum_num_gpus(gpus);
+    }
+  }
   const auto snap = admission_snapshot();
   const auto decision = ctx_.policies.admission->check(demand, snap);
   app.admitted = decision.admitted;

@@ -139,9 +139,14 @@ void Router::count_replica_time(AppServing& s) {
   s.last_change = now;
 }
 
-void Router::serve(const std::string& app_id, Duration service) {
+void Router::serve(const std::string& app_id, Duration service) { serve_from(app_id, service, kNoParent); }
+
+void Router::serve_from(const std::string& app_id, Duration service, std::uint32_t parent) {
   auto it = apps_.find(app_id);
-  if (it == apps_.end() || !it->second.spec.serve) return;
+  if (it == apps_.end() || !it->second.spec.serve) {
+    if (parent != kNoParent) child_ended(parent, RequestOutcome::Refused);
+    return;
+  }
   if (before_change) before_change();
   AppServing& s = serving(it->second);
   ++s.stats.arrived;
@@ -153,10 +158,12 @@ void Router::serve(const std::string& app_id, Duration service) {
     ++s.stats.refused;
     ++s.w_never;
     record_end(record_arrival(s, Waiting{now, service, false}), RequestOutcome::Refused, now);
+    if (parent != kNoParent) child_ended(parent, RequestOutcome::Refused);
     return;
   }
   expire(s);
   Waiting w{now, service, s.candidates.empty()};
+  w.parent = parent;
   w.record = record_arrival(s, w);
   if (w.cold) {
     ++s.stats.cold;
@@ -172,6 +179,7 @@ void Router::serve(const std::string& app_id, Duration service) {
     ++s.stats.refused;
     ++s.w_never;
     record_end(w.record, RequestOutcome::Refused, now);
+    if (parent != kNoParent) child_ended(parent, RequestOutcome::Refused);
     return;
   }
   s.queue.push_back(w);
@@ -185,9 +193,11 @@ void Router::expire(AppServing& s) {
   while (!s.queue.empty() && s.queue.front().arrival + *s.spec->request_timeout <= now) {
     // Expiry is looked at lazily: the request ended at its deadline.
     record_end(s.queue.front().record, RequestOutcome::TimedOut, s.queue.front().arrival + *s.spec->request_timeout);
+    const std::uint32_t parent = s.queue.front().parent;
     s.queue.pop_front();
     ++s.stats.timed_out;
     ++s.w_never;
+    if (parent != kNoParent) child_ended(parent, RequestOutcome::TimedOut);
   }
 }
 
@@ -275,18 +285,56 @@ void Router::start_timed(AppServing& s, std::size_t replica, const Waiting& w, d
 
 void Router::done(AppServing& s, std::size_t replica, std::uint32_t epoch, const Waiting& w, SimTime dispatched,
                   bool timed_out) {
+  Slot& slot = s.slots[replica];
+  if (slot.epoch != epoch) return;  // the replica went; counted as failed then
+  if (!timed_out && w.hop < s.app->spec.calls.size()) {
+    call_next(s, replica, epoch, w, dispatched);
+    return;
+  }
+  finish(s, replica, w, dispatched, timed_out ? RequestOutcome::TimedOut : RequestOutcome::Completed);
+}
+
+void Router::call_next(AppServing& s, std::size_t replica, std::uint32_t epoch, const Waiting& w, SimTime dispatched) {
+  std::uint32_t id = 0;
+  if (!calling_free_.empty()) {
+    id = calling_free_.back();
+    calling_free_.pop_back();
+  } else {
+    id = static_cast<std::uint32_t>(calling_.size());
+    calling_.emplace_back();
+  }
+  calling_[id] = Calling{&s, replica, epoch, w, dispatched};
+  serve_from(s.app->spec.calls[w.hop], -1, id);
+}
+
+void Router::child_ended(std::uint32_t parent, RequestOutcome outcome) {
+  const Calling c = calling_[parent];
+  calling_free_.push_back(parent);
+  if (c.s->slots[c.replica].epoch != c.epoch) return;  // the caller's replica was lost meanwhile
+  Waiting w = c.w;
+  ++w.hop;
+  if (outcome == RequestOutcome::Completed && w.hop < c.s->app->spec.calls.size()) {
+    call_next(*c.s, c.replica, c.epoch, w, c.dispatched);
+    return;
+  }
+  finish(*c.s, c.replica, w, c.dispatched, outcome);
+}
+
+void Router::finish(AppServing& s, std::size_t replica, const Waiting& w, SimTime dispatched, RequestOutcome outcome) {
   const SimTime arrival = w.arrival;
   const bool cold = w.cold;
   Slot& slot = s.slots[replica];
-  if (slot.epoch != epoch) return;  // the replica went; counted as failed then
   if (before_change) before_change();
   --slot.ongoing;
   --s.on_replicas;
   if (slot.accepting) ++s.free_slots;
   const SimTime now = ctx_.exec.now();
-  record_end(w.record, timed_out ? RequestOutcome::TimedOut : RequestOutcome::Completed, now);
-  if (timed_out) {
-    ++s.stats.timed_out;
+  record_end(w.record, outcome, now);
+  if (outcome == RequestOutcome::TimedOut || outcome == RequestOutcome::Refused || outcome == RequestOutcome::Failed) {
+    // A call refused or timed out downstream ends its caller's request so.
+    if (outcome == RequestOutcome::TimedOut) ++s.stats.timed_out;
+    else if (outcome == RequestOutcome::Refused) ++s.stats.refused;
+    else ++s.stats.failed;
     ++s.w_never;
   } else {
     ++s.stats.completed;
@@ -309,6 +357,7 @@ void Router::done(AppServing& s, std::size_t replica, std::uint32_t epoch, const
                          {"dispatched_us", dispatched}, {"latency_us", now - arrival}});
   }
   dispatch(s);
+  if (w.parent != kNoParent) child_ended(w.parent, outcome);
 }
 
 void Router::dispatch(AppServing& s) {

@@ -10,7 +10,11 @@
 // fewer ongoing requests among those below max_ongoing_requests. With every
 // replica full a request waits and takes the first slot that frees (Ray's
 // redraw backoff is not timed); past max_queued_requests waiting it is
-// refused; past request_timeout_s it times out, freeing its slot. The
+// refused; past request_timeout_s it times out, freeing its slot. A
+// deployment of an application that calls others (AppSpec::calls) sends
+// each request on to them in turn once its own work is done, holding its
+// slot until the last answers; a refused or timed-out call ends the
+// request the same way. The
 // replica's work is the backend's (serve_request): in simulation it shares
 // the device and the replica with the other work there (the app's
 // device_sharing and replica_concurrency curves). The load it holds
@@ -146,12 +150,15 @@ class Router {
 
  private:
   static constexpr std::uint32_t kNoRecord = 0xffffffffu;
+  static constexpr std::uint32_t kNoParent = 0xffffffffu;
   struct Waiting {
     SimTime arrival = 0;
     Duration service = -1;
     bool cold = false;
     bool first_cold = false;  // the first request of a cold start: traced when answered
     std::uint32_t record = kNoRecord;  // its entry in records_ (keep_requests)
+    std::uint32_t parent = kNoParent;  // the caller's request waiting for this one (calls_)
+    std::uint16_t hop = 0;             // of the deployment's calls, those answered
   };
   struct Slot {
     int ongoing = 0;
@@ -183,6 +190,7 @@ class Router {
     std::uint32_t record_app = kNoRecord;  // with keep_requests: its index in RequestRecords::app_names
   };
   AppServing& serving(const AppRecord& app);
+  void serve_from(const std::string& app_id, Duration service, std::uint32_t parent);
   void expire(AppServing& s);               // queued requests past their deadline
   void dispatch(AppServing& s);             // queued requests to free slots
   long choose(AppServing& s);               // a replica index, or -1
@@ -191,6 +199,12 @@ class Router {
             bool timed_out);
   void start_timed(AppServing& s, std::size_t replica, const Waiting& w, double work, SimTime deadline);
   void set_accepting(AppServing& s, std::size_t replica, bool on);
+  // Requests of an application's deployment that call others (AppSpec::
+  // calls): once its own work is done, the request calls each in turn and
+  // holds its replica's slot until the last answers.
+  void call_next(AppServing& s, std::size_t replica, std::uint32_t epoch, const Waiting& w, SimTime dispatched);
+  void child_ended(std::uint32_t parent, RequestOutcome outcome);
+  void finish(AppServing& s, std::size_t replica, const Waiting& w, SimTime dispatched, RequestOutcome outcome);
   void count_replica_time(AppServing& s);
   std::uint32_t record_arrival(AppServing& s, const Waiting& w);
   void record_end(std::uint32_t record, RequestOutcome outcome, SimTime end);
@@ -204,6 +218,17 @@ class Router {
   bool keep_requests_ = false;
   RequestRecords records_;
   std::map<std::string, ServeLosses> losses_by_job_;
+  // Requests waiting for a deployment they called, by the index their
+  // callee's request carries as `parent`; freed entries are reused.
+  struct Calling {
+    AppServing* s = nullptr;
+    std::size_t replica = 0;
+    std::uint32_t epoch = 0;
+    Waiting w;
+    SimTime dispatched = 0;
+  };
+  std::vector<Calling> calling_;
+  std::vector<std::uint32_t> calling_free_;
   RequestRecords::Column<std::uint32_t> record_epoch_;  // the replica's epoch when it took the request
 };
 

@@ -750,7 +750,17 @@ void ScenarioDriver::next_arrival(const std::string& app_id) {
 
 void ScenarioDriver::serve_metrics(RunMetrics& m) {
   if (serve_stats_.empty()) return;
-  const ServeTotals t = serve_totals(serve_stats_);
+  // A request through an application of several deployments counts once,
+  // at its ingress, end to end: the calls it made downstream are not more
+  // requests (their figures are their deployments' own rows).
+  std::map<std::string, ServeStats> requests;
+  for (const auto& [id, st] : serve_stats_) {
+    const auto spec = spec_of_.find(id);
+    const bool downstream = spec != spec_of_.end() && !spec->second->application_members.empty() &&
+                            spec->second->application_members.front() != id;
+    if (!downstream) requests.emplace(id, st);
+  }
+  const ServeTotals t = serve_totals(requests);
   m.req_completed = static_cast<double>(t.completed);
   m.req_refused = static_cast<double>(t.refused);
   m.req_timed_out = static_cast<double>(t.timed_out);
@@ -763,7 +773,8 @@ void ScenarioDriver::serve_metrics(RunMetrics& m) {
   m.req_latency_p95_s = t.p95_s;
   m.req_latency_p99_s = t.p99_s;
   m.req_slo_attainment = t.slo_attainment;
-  m.replica_seconds = t.replica_seconds;
+  m.replica_seconds = requests.size() == serve_stats_.size() ? t.replica_seconds
+                                                             : serve_totals(serve_stats_).replica_seconds;  // every deployment's
 }
 
 void ScenarioDriver::cost_metrics(RunMetrics& m) {

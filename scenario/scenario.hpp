@@ -149,6 +149,9 @@ struct Scenario {
   int utilisation_samples = 0;  // GPU use samples over the horizon (RunMetrics)
   std::string workload_summary;  // what a trace workload's import made of it (the summary prints it)
   std::vector<AppSpec> apps;
+  // Applications of several deployments: the app ids of each one's
+  // deployments, the ingress (the one its traffic reaches) first.
+  std::map<std::string, std::vector<std::string>> applications;
   // cluster.cuda_context_mb: each replica process's device memory beyond
   // its tensors, for apps that do not set their own (measured on an H200,
   // PyTorch 2.11 / CUDA 13: ../shared/data/gpu-colocation/memory-h200.csv).
