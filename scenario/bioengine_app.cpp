@@ -4,6 +4,7 @@
 // bioengine/utils/artifact_utils.py), then the Serve import.
 #include "scenario/bioengine_app.hpp"
 
+#include <algorithm>
 #include <regex>
 #include <set>
 
@@ -169,6 +170,38 @@ RayServeImport import_bioengine_app(const std::string& app_dir, const std::strin
   RayServeImport out = import_ray_serve_document(doc, app_dir, opts);
   Json& apps = out.scenario["apps"];
   for (const auto& [i, g] : gpu_memory) apps[i]["gpu_memory_mb"] = g;
+  if (ds.size() > 1) {
+    // The app's deployments are one application: the entry first (its
+    // ingress), each calling the classes its __init__ type hints name, once
+    // a request, after its own work (how often a method calls one is in the
+    // code, not read). A hint back up the list (a cycle) is not a call.
+    std::vector<std::string> classes;
+    for (const auto& r : ds) classes.push_back(r.value("class", std::string()));
+    Json application = {{"id", id}, {"deploy_at", "0s"}, {"deployments", Json::array()}};
+    for (std::size_t i = 0; i < ds.size(); ++i) {
+      Json d = {{"name", classes[i]}};
+      for (auto it = apps[i].begin(); it != apps[i].end(); ++it)
+        if (it.key() != "id" && it.key() != "deploy_at") d[it.key()] = it.value();
+      Json calls = Json::array();
+      for (const auto& c : ds[i]["calls"]) {
+        const auto pos = std::find(classes.begin(), classes.end(), c.get<std::string>());
+        if (pos != classes.end() && static_cast<std::size_t>(pos - classes.begin()) > i) calls.push_back(c);
+        else
+          out.notes.push_back("a type hint back up the composition (a cycle), not a call: " + classes[i] + " -> " +
+                              c.get<std::string>());
+      }
+      if (!calls.empty()) d["calls"] = calls;
+      application["deployments"].push_back(d);
+    }
+    apps = Json::array({application});
+    std::vector<std::string> kept;
+    for (auto& n : out.notes)
+      if (n.rfind("an application of several deployments", 0) != 0) kept.push_back(n);
+    kept.push_back("one application of " + std::to_string(ds.size()) + " deployments (" + id + ".CLASS), the entry " +
+                   "its ingress; each request calls each composed class once, after its own work (docs/serving.md, "
+                   "\"Applications of several deployments\")");
+    out.notes = std::move(kept);
+  }
   // The apps with gpu_memory_mb load again (the Serve import checked the rest).
   try {
     parse_scenario(out.scenario, app_dir);
@@ -183,8 +216,9 @@ RayServeImport import_bioengine_app(const std::string& app_dir, const std::strin
       "Imported by vramsim import bioengine from " + app_dir + " (BioEngine app " + id + ", entry " + entry +
       ", format 0.6.0): " + std::to_string(ds.size()) + (ds.size() == 1 ? " deployment" : " deployments") +
       ", each an app deployed at 0 s through the control plane; decorator keywords left out take the decorator's "
-      "and Ray's defaults. Traffic and service times are not part of an app: add serve.traffic and "
-      "serve.service_time to each app (docs/serving.md). Cluster: " +
+      "and Ray's defaults. Traffic and service times are not part of an app: add serve.traffic to the app (its "
+      "first deployment, the ingress, where it has several) and serve.service_time to each (docs/serving.md). "
+      "Cluster: " +
       (opts.cluster_scenario ? "from " + opts.cluster_file : std::string("the import's default (docs/import.md)")) + ".";
   for (auto& n : notes) out.notes.push_back(n);
   if (!not_read.empty()) {

@@ -36,10 +36,16 @@ def imported(*extra):
 
 
 s, err, path = imported()
-apps = {a["id"]: a for a in s["apps"]}
-check("app ids", sorted(apps), ["test-model-runner.EntryDeployment", "test-model-runner.RuntimeDeployment"])
-entry = apps["test-model-runner.EntryDeployment"]
-runtime = apps["test-model-runner.RuntimeDeployment"]
+# One application of two deployments, the entry its ingress, calling the
+# runtime its __init__ type hint names.
+check("one application", [a["id"] for a in s["apps"]], ["test-model-runner"])
+deployments = {d["name"]: d for d in s["apps"][0]["deployments"]}
+check("deployments, the entry first", [d["name"] for d in s["apps"][0]["deployments"]],
+      ["EntryDeployment", "RuntimeDeployment"])
+entry = deployments["EntryDeployment"]
+runtime = deployments["RuntimeDeployment"]
+check("the entry calls the runtime", entry.get("calls"), ["RuntimeDeployment"])
+check("the runtime calls nothing", "calls" in runtime, False)
 # The entry: one replica, 30 requests queued past which the handle refuses,
 # 4 * 1024 MB (arithmetic on literals), the decorator's max_ongoing_requests 10.
 check("entry max_replicas", entry["serve"]["autoscaling_config"]["max_replicas"], 1)
@@ -63,7 +69,7 @@ check("the pip call is named as not read", "EntryDeployment.pip (line 16) = _req
       True)
 legacy, _, _ = imported("--legacy-names")
 check("runtime target (--legacy-names)",
-      {a["id"]: a for a in legacy["apps"]}["test-model-runner.RuntimeDeployment"]["serve"]["autoscaling_config"]
+      {d["name"]: d for d in legacy["apps"][0]["deployments"]}["RuntimeDeployment"]["serve"]["autoscaling_config"]
       ["target_ongoing_requests"], 3.0)
 # It runs: both apps admitted and RUNNING.
 p = subprocess.run([vramsim, "run", path], capture_output=True, text=True)
