@@ -753,13 +753,28 @@ void ScenarioDriver::serve_metrics(RunMetrics& m) {
   // A request through an application of several deployments counts once,
   // at its ingress, end to end: the calls it made downstream are not more
   // requests (their figures are their deployments' own rows).
-  std::map<std::string, ServeStats> requests;
+  // With metrics_app, that app's requests only (an application's at its
+  // ingress), and the replica-seconds of it (of all its deployments).
+  std::map<std::string, ServeStats> requests, held;
+  const auto application = sc_.applications.find(sc_.metrics_app);
   for (const auto& [id, st] : serve_stats_) {
     const auto spec = spec_of_.find(id);
     const bool downstream = spec != spec_of_.end() && !spec->second->application_members.empty() &&
                             spec->second->application_members.front() != id;
-    if (!downstream) requests.emplace(id, st);
+    if (sc_.metrics_app.empty()) {
+      if (!downstream) requests.emplace(id, st);
+      held.emplace(id, st);
+    } else if (application != sc_.applications.end()) {
+      if (spec != spec_of_.end() && spec->second->application == sc_.metrics_app) {
+        if (!downstream) requests.emplace(id, st);
+        held.emplace(id, st);
+      }
+    } else if (id == sc_.metrics_app) {
+      requests.emplace(id, st);
+      held.emplace(id, st);
+    }
   }
+  if (requests.empty()) return;
   const ServeTotals t = serve_totals(requests);
   m.req_completed = static_cast<double>(t.completed);
   m.req_refused = static_cast<double>(t.refused);
@@ -773,8 +788,7 @@ void ScenarioDriver::serve_metrics(RunMetrics& m) {
   m.req_latency_p95_s = t.p95_s;
   m.req_latency_p99_s = t.p99_s;
   m.req_slo_attainment = t.slo_attainment;
-  m.replica_seconds = requests.size() == serve_stats_.size() ? t.replica_seconds
-                                                             : serve_totals(serve_stats_).replica_seconds;  // every deployment's
+  m.replica_seconds = requests.size() == held.size() ? t.replica_seconds : serve_totals(held).replica_seconds;
 }
 
 void ScenarioDriver::cost_metrics(RunMetrics& m) {

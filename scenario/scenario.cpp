@@ -123,6 +123,13 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
     }
     po.finish();
   }
+  if (root.has("metrics_app")) {
+    s.metrics_app = root.string("metrics_app", "");
+    const auto app = by_id.find(s.metrics_app);
+    if (!s.applications.count(s.metrics_app) && (app == by_id.end() || !app->second.serve))
+      root.fail(root.at("metrics_app"), "expected the id of a serving app, an application or one of its deployments, "
+                                        "got '" + s.metrics_app + "'");
+  }
   parse_actions(root, s, by_id);
   parse_expectations(root, s, by_id);
   root.finish();

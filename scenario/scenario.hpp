@@ -152,6 +152,10 @@ struct Scenario {
   // Applications of several deployments: the app ids of each one's
   // deployments, the ingress (the one its traffic reaches) first.
   std::map<std::string, std::vector<std::string>> applications;
+  // Whose requests the run's req_* metrics count: an app, an application
+  // (its requests end to end, at its ingress) or one of its deployments;
+  // empty: every application's, once each at its ingress.
+  std::string metrics_app;
   // cluster.cuda_context_mb: each replica process's device memory beyond
   // its tensors, for apps that do not set their own (measured on an H200,
   // PyTorch 2.11 / CUDA 13: ../shared/data/gpu-colocation/memory-h200.csv).

@@ -180,3 +180,31 @@ TEST(Applications, TheModelRunnerShapeQueuesAtItsEntryAndRefusesPastThirty) {
 }
 
 }  // namespace vramsim
+
+namespace vramsim {
+
+// metrics_app narrows the run's req_* metrics: the application end to end
+// (its ingress), or one deployment's own part.
+TEST(Applications, MetricsAppNarrowsTheRunsRequestMetricsToOneAppOrDeployment) {
+  Json doc = application(Json::array({deployment("Entry", "1s", {"Runtime"}), deployment("Runtime", "2s")}));
+  RunResult r = run(doc);
+  EXPECT_DOUBLE_EQ(*r.metrics.req_latency_mean_s, 3.0);
+  const double all_replica_s = *r.metrics.replica_seconds;
+  doc["metrics_app"] = "app.Runtime";
+  r = run(doc);
+  EXPECT_DOUBLE_EQ(*r.metrics.req_latency_mean_s, 2.0);
+  EXPECT_LT(*r.metrics.replica_seconds, all_replica_s);
+  doc["metrics_app"] = "app";
+  r = run(doc);
+  EXPECT_DOUBLE_EQ(*r.metrics.req_latency_mean_s, 3.0);
+  EXPECT_DOUBLE_EQ(*r.metrics.replica_seconds, all_replica_s);
+  doc["metrics_app"] = "nope";
+  try {
+    parse_scenario(doc, "a.json");
+    ADD_FAILURE() << "no error";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.path(), "$.metrics_app");
+  }
+}
+
+}  // namespace vramsim
