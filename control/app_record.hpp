@@ -52,6 +52,10 @@ struct AppSpec {
   std::string application;
   std::vector<std::string> application_members;  // its deployments' app ids, the ingress first
   std::vector<std::string> calls;
+  // BioEngine's deploy_app(..., auto_redeploy=True): once admitted, the
+  // app is deployed again when it turns DEPLOY_FAILED or UNHEALTHY, with
+  // a backoff (AppsManager::monitor_applications). Off by default.
+  bool auto_redeploy = false;
   // Where a Ray Serve config put this deployment (`vramsim import
   // ray-serve`): labels `vramsim export ray-serve` writes back, not modelled.
   struct RayServeOrigin {
@@ -83,6 +87,12 @@ struct AppRecord {
   int start_failures = 0;
   std::string start_error;
   bool replica_has_started = false;
+  // Tracked for auto-redeploy: admitted (BioEngine registers an app only
+  // once its resource check passed) and not stopped or deleted since; the
+  // backoff while it stays unhealthy.
+  bool redeploy_tracked = false;
+  int redeploy_failures = 0;
+  std::optional<SimTime> redeploy_next_at;
 };
 
 // What one replica process of `app` holds on its device, as the driver sees

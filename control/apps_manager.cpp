@@ -206,8 +206,34 @@ void AppsManager::check_deploy(const std::string& id) {
     next_deploy();
     return;
   }
+  app.redeploy_tracked = true;
   submit_replicas(app, "admitted: " + decision.reason);
   next_deploy();
+}
+
+void AppsManager::monitor_applications() {
+  // _REDEPLOY_BACKOFF_INITIAL_SECONDS and _MAX_SECONDS (manager.py:109-110@fba5ffe).
+  constexpr Duration kInitial = 10 * kSecond, kMax = 600 * kSecond;
+  const SimTime now = exec_.now();
+  for (auto& [id, app] : apps_) {
+    if (!app.spec.auto_redeploy || !app.redeploy_tracked) continue;
+    const AppState st = app.life.state();
+    if (st == AppState::Running) {
+      app.redeploy_failures = 0;
+      app.redeploy_next_at.reset();
+      continue;
+    }
+    if (st != AppState::DeployFailed && st != AppState::Unhealthy) continue;  // deploying: wait
+    if (app.redeploy_next_at && now < *app.redeploy_next_at) continue;
+    const int attempt = app.redeploy_failures + 1;
+    Duration delay = kInitial;
+    for (int k = 1; k < attempt && delay < kMax; ++k) delay *= 2;
+    app.redeploy_failures = attempt;
+    app.redeploy_next_at = now + std::min(delay, kMax);
+    trace_.record(now, "auto_redeploy",
+                  {{"app", id}, {"state", name(st)}, {"attempt", attempt}, {"next_after_us", std::min(delay, kMax)}});
+    submit_replicas(app, "auto-redeploy, attempt " + std::to_string(attempt));
+  }
 }
 
 void AppsManager::set_app_state(AppRecord& app, AppState s, const std::string& reason) {
@@ -238,6 +264,10 @@ void AppsManager::stop_app(const std::string& id) {
     return;
   }
   AppRecord& app = it->second;
+  // _undeploy_application drops the app and its backoff (manager.py:639-640).
+  app.redeploy_tracked = false;
+  app.redeploy_failures = 0;
+  app.redeploy_next_at.reset();
   // A deploy of this app still queued or in introspection is abandoned.
   deploy_queue_.erase(std::remove(deploy_queue_.begin(), deploy_queue_.end(), id), deploy_queue_.end());
   app.deploy_cancelled = true;

@@ -47,6 +47,15 @@ class AppsManager {
   // workers monitor's); without it, every job squeue lists.
   void count_worker_jobs_with(std::function<int()> count) { worker_jobs_ = std::move(count); }
 
+  // BioEngine's AppsManager.monitor_applications, the last step of each
+  // monitor pass (manager.py:1299-1470@fba5ffe): each tracked app with
+  // auto_redeploy that is DEPLOY_FAILED or UNHEALTHY is deployed again from
+  // its admitted build, without a new resource check (_fire_redeploy,
+  // :1473-1489): at the first sighting, then once 10, 20, 40, ... s (at most
+  // 600 s) have passed since the last attempt; RUNNING clears the backoff;
+  // one still deploying is skipped.
+  void monitor_applications();
+
   // Sets a serving app's replica count (the replica autoscaler's decision):
   // new replicas go out as actor demands; the ones removed are those not yet
   // placed, then starting, then running, newest first. False when the app

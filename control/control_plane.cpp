@@ -13,12 +13,28 @@ ControlPlane::ControlPlane(Executor& exec, ClusterBackend& backend, ClusterState
       shutdown_(ctx_, apps_, monitor_) {
   backend.set_listener(this);
   apps_.count_worker_jobs_with([this] { return monitor_.worker_jobs(); });
+  monitor_.after_pass = [this] { apps_.monitor_applications(); };
   router_.before_change = [this] { autoscaler_.wake(); };
   apps_.on_replica_running = [this](const AppRecord& a, std::size_t i) { router_.replica_running(a, i); };
   apps_.on_replica_gone = [this](const AppRecord& a, std::size_t i, bool lost) { router_.replica_gone(a, i, lost); };
 }
 
 void ControlPlane::start() { monitor_.start(); }
+
+void ControlPlane::deploy(const AppSpec& app) {
+  autoscaler_.deployed(app);
+  apps_.deploy(app);
+  if (app.auto_redeploy && !ctx_.cfg.slurm_mode && !apps_monitor_started_) {
+    apps_monitor_started_ = true;
+    apps_monitor_ = ctx_.exec.every(ctx_.cfg.monitor_tick, [this] {
+      if (ctx_.exited || ctx_.shutting_down) {
+        apps_monitor_.cancel();
+        return;
+      }
+      apps_.monitor_applications();
+    });
+  }
+}
 
 void ControlPlane::node_registered(NodeSpec spec) {
   if (monitor_.register_node(std::move(spec))) apps_.place_pending();

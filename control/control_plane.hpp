@@ -40,10 +40,7 @@ class ControlPlane final : public BackendListener {
                RandomStreams& rng, PolicySet policies, ControlConfig cfg);
 
   void start();                                 // starts the monitor loop
-  void deploy(const AppSpec& app) {  // queued behind the deploy lock
-    autoscaler_.deployed(app);
-    apps_.deploy(app);
-  }
+  void deploy(const AppSpec& app);  // queued behind the deploy lock
   void stop_app(const std::string& app_id) { apps_.stop_app(app_id); }
   void delete_app(const std::string& app_id) { apps_.delete_app(app_id); }
   void shutdown(std::function<void()> done = {}) { shutdown_.run(std::move(done)); }
@@ -80,6 +77,10 @@ class ControlPlane final : public BackendListener {
   ReplicaAutoscaler autoscaler_;
   WorkersMonitor monitor_;
   Shutdown shutdown_;
+  // In static mode no monitor pass runs; BioEngine's worker loop still
+  // checks its apps every pass, so an app with auto_redeploy starts this.
+  Executor::Periodic apps_monitor_;
+  bool apps_monitor_started_ = false;
 };
 
 }  // namespace vramsim

@@ -141,6 +141,7 @@ void WorkersMonitor::tick() {
       }
       break;
   }
+  if (after_pass) after_pass();
 }
 
 // ---------------------------------------------------------------- scale up

@@ -68,6 +68,9 @@ class WorkersMonitor {
   // them until none is listed or the grace period ends; `done` gets those
   // seen gone.
   void cancel_and_wait(std::vector<std::string> jobs, std::function<void(std::vector<std::string>)> done);
+  // The pass's last step, whatever the steps before it did: the apps
+  // manager's monitor_applications (worker.py:845-902@fba5ffe).
+  std::function<void()> after_pass;
 
  private:
   void schedule_tick(Duration delay);

@@ -43,6 +43,7 @@ AppSpec parse_app(Obj& o, const AppSpec* base, std::int64_t cuda_context_mb) {
     ro.finish();
     a.ray_serve = origin;
   }
+  a.auto_redeploy = o.boolean("auto_redeploy", a.auto_redeploy);
   a.disable_gpu = o.boolean("disable_gpu", a.disable_gpu);
   a.cpus = o.number("cpus", a.cpus, 0, static_cast<double>(limits::kMaxCpus));
   // Bounded in MB first, so the byte count cannot overflow.

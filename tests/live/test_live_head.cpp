@@ -181,14 +181,18 @@ TEST_F(LiveHead, ServingRequestsAreSleptByTheReplicaAndMeasured) {
   EXPECT_GE(median, 40.0) << "no answer before the replica slept its 40 s";
   EXPECT_TRUE(queued(run_id).empty());
   // The same file simulated: the same arrivals (one seed), every request
-  // answered; live can only add round trips to it (their size is the
-  // machine's, so no upper bound is asserted).
+  // answered; live adds round trips to it (their size is the machine's, so
+  // no upper bound is asserted). It can also take a little away: an arrival
+  // timer that fires late on a loaded machine starts a request's clock late,
+  // and a request that queued behind another then waits less (a fresh-clone
+  // CI run on 2 busy cores measured 59 s against 60.4 s: 70 ms of wall time
+  // at this time scale). 0.25 s of wall time (5 s here) is allowed for that.
   RunOptions so;
   so.trace_path = work_ + "/sim.jsonl";
   const RunResult sim = run_scenario(load_scenario(kScenarios + "serving-live.json"), so);
   ASSERT_EQ(sim.serving.size(), 1u);
   EXPECT_EQ(sim.serving[0].completed, 6u);
-  EXPECT_GE(median, *sim.serving[0].p50_s - 1e-3);
+  EXPECT_GE(median, *sim.serving[0].p50_s - 5.0);
   std::cout << "live p50 " << median << " s, simulated " << *sim.serving[0].p50_s << " s\n";
   // vramsim diff sets the request figures side by side.
   const TraceDiff d = diff_traces(read_trace(so.trace_path), read_trace(work_ + "/" + run_id + "/trace.jsonl"));
