@@ -13,7 +13,7 @@ namespace vramsim {
 namespace {
 
 constexpr int kMaxYamlDepth = 64;
-constexpr std::size_t kMaxYamlValues = 100000;  // a Serve config holds hundreds
+constexpr std::size_t kMaxYamlValues = 20000;  // a Serve config holds hundreds
 
 // YAML 1.1's core resolvers, as PyYAML's SafeLoader applies them to a plain
 // (unquoted) scalar. Integers in other bases and sexagesimal numbers are

@@ -26,7 +26,7 @@ struct YamlDocument {
 
 // Throws ScenarioError(file, "line L, column C", reason) on a syntax error,
 // ScenarioError(file, path, ...) on a duplicate key, a document nested
-// deeper than 64 levels, or one whose aliases expand past 100,000 values.
+// deeper than 64 levels, or one whose aliases expand past 20,000 values.
 YamlDocument read_yaml(const std::string& text, const std::string& file);
 
 // Whether `s` written as a plain (unquoted) scalar reads back as that string

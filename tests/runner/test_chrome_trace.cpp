@@ -10,6 +10,7 @@
 #include "analysis/chrome_trace.hpp"
 #include "runner/simulation.hpp"
 #include "analysis/trace_diff.hpp"
+#include "tests/support/test_dir.hpp"
 
 using namespace vramsim;
 
@@ -27,15 +28,13 @@ struct Exported {
   std::string text, trace_path;
 };
 
-Exported run_cold_start(const std::string& preset) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::path(VRAMSIM_BINARY_DIR) / "chrome-trace-test";
-  fs::create_directories(dir);
+// Written in the calling test's own folder (tests run in parallel).
+Exported run_cold_start(const std::string& preset, const testing_support::TestDir& dir) {
   const Scenario sc = load_scenario(std::string(VRAMSIM_SOURCE_DIR) + "/scenarios/cold-start-a100.json");
   RunOptions opt;
   opt.policies = preset;
-  opt.trace_path = (dir / (preset + ".jsonl")).string();
-  opt.chrome_trace_path = (dir / (preset + ".json")).string();
+  opt.trace_path = dir.file(preset + ".jsonl");
+  opt.chrome_trace_path = dir.file(preset + ".json");
   run_scenario(sc, opt);
   Exported e;
   e.text = slurp(opt.chrome_trace_path);
@@ -64,7 +63,8 @@ const Json* slice(const Json& doc, std::pair<int, int> track, const std::string&
 }  // namespace
 
 TEST(ChromeTrace, ColdStartHasTracksAndSlices) {
-  const Exported x = run_cold_start("fixed");
+  testing_support::TestDir dir;
+  const Exported x = run_cold_start("fixed", dir);
   ASSERT_TRUE(x.doc.is_object());
   ASSERT_TRUE(x.doc["traceEvents"].is_array());
   EXPECT_EQ(x.doc["otherData"]["scenario"], "cold-start-a100");
@@ -109,7 +109,8 @@ TEST(ChromeTrace, ColdStartHasTracksAndSlices) {
 }
 
 TEST(ChromeTrace, RejectionIsAnInstantEvent) {
-  const Exported x = run_cold_start("legacy");
+  testing_support::TestDir dir;
+  const Exported x = run_cold_start("legacy", dir);
   const auto t = tracks(x.doc);
   int rejected = 0;
   for (const auto& e : x.doc["traceEvents"])
@@ -126,8 +127,9 @@ TEST(ChromeTrace, RejectionIsAnInstantEvent) {
 // as the run's own export.
 TEST(ChromeTrace, FromTraceFileEqualsTheRunsExport) {
   for (const std::string preset : {"legacy", "fixed"}) {
-    const Exported x = run_cold_start(preset);
-    const std::string out = std::string(VRAMSIM_BINARY_DIR) + "/chrome-trace-test/from-file.json";
+    testing_support::TestDir dir;
+    const Exported x = run_cold_start(preset, dir);
+    const std::string out = dir.file("from-file.json");
     write_chrome_trace(read_trace(x.trace_path), out);
     EXPECT_EQ(slurp(out), x.text) << preset;
   }

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "tests/support/test_dir.hpp"
 #include "analysis/explain.hpp"
 #include "runner/simulation.hpp"
 #include "analysis/trace_diff.hpp"
@@ -47,8 +48,8 @@ const char* kRunStarted =
 // the run's memory; and an app has a path exactly when it reached RUNNING.
 TEST(Explain, CriticalPathFromTraceFileEqualsTheRunsOwn) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::path(VRAMSIM_BINARY_DIR) / "explain-test";
-  fs::create_directories(dir);
+  const testing_support::TestDir tmp;  // the test's own folder
+  const fs::path dir = tmp.path();
   int paths = 0;
   for (const auto& entry : fs::directory_iterator(fs::path(VRAMSIM_SOURCE_DIR) / "scenarios")) {
     if (entry.path().extension() != ".json") continue;
