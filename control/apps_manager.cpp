@@ -114,6 +114,18 @@ AdmissionSnapshot AppsManager::admission_snapshot() const {
   return s;
 }
 
+namespace {
+
+// What the builder sizes for one deployment class of the app.
+SizingRequest sizing_request(const AppSpec& spec) {
+  SizingRequest r(spec.id, spec.gpu_memory_mb, spec.disable_gpu);
+  r.gpu_milli = spec.gpu_milli;
+  r.num_gpus = spec.num_gpus;
+  return r;
+}
+
+}  // namespace
+
 void AppsManager::check_deploy(const std::string& id) {
   deploy_lock_ = false;
   deploy_checking_.clear();
@@ -124,10 +136,7 @@ void AppsManager::check_deploy(const std::string& id) {
     return;
   }
   const auto view = gpu_view();
-  SizingRequest sreq(id, app.spec.gpu_memory_mb, app.spec.disable_gpu);
-  sreq.gpu_milli = app.spec.gpu_milli;
-  sreq.num_gpus = app.spec.num_gpus;
-  app.sizing = ctx_.policies.sizing->size(sreq, view);
+  app.sizing = ctx_.policies.sizing->size(sizing_request(app.spec), view);
   memory_.changed(app);
   trace_.record(exec_.now(), "sizing",
                 {{"app", id}, {"branch", app.sizing.branch}, {"num_gpus", app.sizing.num_gpus},
@@ -179,10 +188,7 @@ void AppsManager::check_deploy(const std::string& id) {
         const auto m = apps_.find(app.spec.application_members[k]);
         if (m == apps_.end()) continue;
         const AppSpec& ms = m->second.spec;
-        SizingRequest mreq(ms.id, ms.gpu_memory_mb, ms.disable_gpu);
-        mreq.gpu_milli = ms.gpu_milli;
-        mreq.num_gpus = ms.num_gpus;
-        const SizingResult mr = ctx_.policies.sizing->size(mreq, view);
+        const SizingResult mr = ctx_.policies.sizing->size(sizing_request(ms), view);
         demand.cpus += ms.cpus;
         demand.memory += static_cast<double>(ms.memory_bytes);
         if (mr.vram_mb) demand.vram_mb += static_cast<double>(*mr.vram_mb);

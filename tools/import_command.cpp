@@ -71,18 +71,25 @@ int write_out(const std::string& what, const std::string& path, const std::strin
   return 0;
 }
 
+// --cluster (checked as a scenario first: its errors name its own file)
+// and --legacy-names; `cluster` holds the document the options point at.
+RayServeImportOptions import_options(const ImportCommand& c, Json& cluster) {
+  RayServeImportOptions opts;
+  if (!c.cluster.empty()) {
+    load_scenario(c.cluster);
+    cluster = read_json_file(c.cluster);
+    opts.cluster_scenario = &cluster;
+    opts.cluster_file = c.cluster;
+  }
+  opts.legacy_names = c.legacy_names;
+  return opts;
+}
+
 int run_import(const ImportCommand& c) {
   const std::string what = "import ray-serve";
   try {
-    RayServeImportOptions opts;
     Json cluster;
-    if (!c.cluster.empty()) {
-      load_scenario(c.cluster);  // its own errors name its own file
-      cluster = read_json_file(c.cluster);
-      opts.cluster_scenario = &cluster;
-      opts.cluster_file = c.cluster;
-    }
-    opts.legacy_names = c.legacy_names;
+    const RayServeImportOptions opts = import_options(c, cluster);
     const RayServeImport r = import_ray_serve_config(read_file_text(c.input), c.input, opts);
     for (const auto& n : r.notes) std::cerr << "vramsim " << what << ": " << c.input << ": " << n << "\n";
     return write_out(what, c.out, r.scenario.dump(2) + "\n");
@@ -124,15 +131,8 @@ Json read_bioengine_source(const std::string& app_dir, const std::string& entry)
 int run_import_bioengine(const ImportCommand& c) {
   const std::string what = "import bioengine";
   try {
-    RayServeImportOptions opts;
     Json cluster;
-    if (!c.cluster.empty()) {
-      load_scenario(c.cluster);
-      cluster = read_json_file(c.cluster);
-      opts.cluster_scenario = &cluster;
-      opts.cluster_file = c.cluster;
-    }
-    opts.legacy_names = c.legacy_names;
+    const RayServeImportOptions opts = import_options(c, cluster);
     const std::string manifest = read_file_text(c.input + "/manifest.yaml");
     const std::string entry = bioengine_manifest_entry(manifest, c.input + "/manifest.yaml");
     const RayServeImport r = import_bioengine_app(c.input, manifest, read_bioengine_source(c.input, entry), opts);
