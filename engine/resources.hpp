@@ -22,6 +22,7 @@ namespace vramsim {
 using Amount = std::int64_t;  // units of 1e-4
 constexpr Amount kAmountScale = 10000;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;  // bytes: memory amounts are in bytes
+constexpr std::int64_t kBytesPerMiB = 1024 * 1024;  // a MiB in bytes, for whole-MiB amounts
 Amount to_amount(double v);
 inline double to_double(Amount a) { return static_cast<double>(a) / kAmountScale; }
 

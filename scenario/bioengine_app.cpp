@@ -15,7 +15,6 @@ namespace vramsim {
 
 namespace {
 
-constexpr std::int64_t kMiB = 1024 * 1024;
 
 // The decorator's own keywords (decorators.py:196-207@03b490c); any other
 // passes to serve.deployment as it is.
@@ -126,7 +125,7 @@ RayServeImport import_bioengine_app(const std::string& app_dir, const std::strin
           mb.get<std::int64_t>() > limits::kMaxMemoryMb)
         fail("memory_mb", "expected a whole number of MB in [0, " + std::to_string(limits::kMaxMemoryMb) + "], got " +
                               mb.dump());
-      rao["memory"] = mb.get<std::int64_t>() * kMiB;
+      rao["memory"] = mb.get<std::int64_t>() * kBytesPerMiB;
       doc.labels[path + ".ray_actor_options.memory"] = label + ".memory_mb";
       doc.lines[path + ".ray_actor_options.memory"] = r["lines"]["memory_mb"];
     }

@@ -18,7 +18,6 @@ namespace vramsim {
 
 namespace {
 
-constexpr std::int64_t kMiB = 1024 * 1024;
 
 // The cluster an import gets without --cluster (docs/import.md).
 Json default_cluster() {
@@ -38,9 +37,9 @@ const char* kind_of(const Json& v) {
   return "a mapping";
 }
 
-class Reader {
+class ServeConfigReader {
  public:
-  Reader(const YamlDocument& doc, const std::string& file, std::vector<std::string>& notes)
+  ServeConfigReader(const YamlDocument& doc, const std::string& file, std::vector<std::string>& notes)
       : doc_(doc), file_(file), notes_(notes) {}
 
   [[noreturn]] void fail(const std::string& path, const std::string& problem) const {
@@ -143,7 +142,7 @@ std::int64_t capacity_adjusted(std::int64_t n, std::optional<double> target_capa
 }
 
 // Ray's ServeApplicationSchema.import_path check (schema.py:816-848).
-void check_import_path(Reader& r, const std::string& ip, const std::string& path) {
+void check_import_path(ServeConfigReader& r, const std::string& ip, const std::string& path) {
   const auto colons = std::count(ip.begin(), ip.end(), ':');
   if (colons > 1) r.fail(path, "expected an import path with at most one colon, got \"" + ip + "\"");
   if (colons == 1 && (ip.front() == ':' || ip.back() == ':'))
@@ -163,7 +162,7 @@ struct Deployment {
 
 class Importer {
  public:
-  Importer(Reader& r, const RayServeImportOptions& o) : r_(r), opts_(o) {}
+  Importer(ServeConfigReader& r, const RayServeImportOptions& o) : r_(r), opts_(o) {}
 
   Json autoscaling(const Json& given, const std::string& path, bool auto_replicas) {
     // "auto": AutoscalingConfig.default() (min 1, max 100, target 2;
@@ -180,7 +179,7 @@ class Importer {
       for (auto it = given.begin(); it != given.end(); ++it) {
         const std::string& k = it.key();
         const Json& v = it.value();
-        const std::string p = Reader::at(path, k);
+        const std::string p = ServeConfigReader::at(path, k);
         auto opt_pos = [&](std::optional<double>& into) {
           if (v.is_null()) into.reset();
           else into = r_.number(v, p, 0, HUGE_VAL, true);
@@ -228,10 +227,10 @@ class Importer {
     }
     // Ray's replicas_settings_valid (config.py:624-648).
     if (max_r < min_r)
-      r_.fail(Reader::at(path, "max_replicas"), "expected max_replicas >= min_replicas (" + std::to_string(min_r) +
+      r_.fail(ServeConfigReader::at(path, "max_replicas"), "expected max_replicas >= min_replicas (" + std::to_string(min_r) +
                                                     "), got " + std::to_string(max_r));
     if (initial >= 0 && (initial < min_r || initial > max_r))
-      r_.fail(Reader::at(path, "initial_replicas"), "expected initial_replicas in [min_replicas, max_replicas] = [" +
+      r_.fail(ServeConfigReader::at(path, "initial_replicas"), "expected initial_replicas in [min_replicas, max_replicas] = [" +
                                                         std::to_string(min_r) + ", " + std::to_string(max_r) +
                                                         "], got " + std::to_string(initial));
     // The effective factors (config.py:695-705): the new name, else the old
@@ -264,7 +263,7 @@ class Importer {
       for (auto it = v.begin(); it != v.end(); ++it) {
         const std::string& k = it.key();
         const Json& x = it.value();
-        const std::string p = Reader::at(path, k);
+        const std::string p = ServeConfigReader::at(path, k);
         if (k == "num_cpus") {
           if (!x.is_null()) cpus = r_.number(x, p, 0, HUGE_VAL, false);
         } else if (k == "num_gpus") {
@@ -274,7 +273,7 @@ class Importer {
         } else if (k == "resources") {
           r_.mapping(x, p);
           for (auto rt = x.begin(); rt != x.end(); ++rt) {
-            const std::string rp = Reader::at(p, rt.key());
+            const std::string rp = ServeConfigReader::at(p, rt.key());
             if (rt.key() == "CPU" || rt.key() == "GPU")
               r_.fail(rp, "expected num_cpus / num_gpus for " + rt.key() + " (Ray refuses it in resources)");
             const double q = r_.number(rt.value(), rp, 0, HUGE_VAL, false);
@@ -298,21 +297,21 @@ class Importer {
     // memory is bytes, rounded down by Ray (actor.py:1635-1636); vramsim
     // keeps whole MiB, rounded up.
     const double bytes = std::floor(memory);
-    const std::int64_t mb = static_cast<std::int64_t>(std::ceil(bytes / static_cast<double>(kMiB)));
-    if (static_cast<double>(mb * kMiB) != bytes)
-      r_.note(Reader::at(path, "memory"), "bytes read as whole MiB, rounded up (vramsim keeps memory_mb)");
+    const std::int64_t mb = static_cast<std::int64_t>(std::ceil(bytes / static_cast<double>(kBytesPerMiB)));
+    if (static_cast<double>(mb * kBytesPerMiB) != bytes)
+      r_.note(ServeConfigReader::at(path, "memory"), "bytes read as whole MiB, rounded up (vramsim keeps memory_mb)");
     app["memory_mb"] = mb;
     if (vram) {
       // BioEngine's VRAM branch gives num_gpus 0.01 beside VRAM_MB
       // (builder.py:432-492@03b490c); gpu_memory_mb sizes it the same way.
       if (gpus && *gpus != 0.01)
-        r_.fail(Reader::at(path, "num_gpus"),
+        r_.fail(ServeConfigReader::at(path, "num_gpus"),
                 "expected num_gpus 0.01 (or none) beside resources.VRAM_MB, as BioEngine sizes a VRAM_MB request; "
                 "vramsim models VRAM_MB as gpu_memory_mb, got num_gpus " + format_number(*gpus));
       app["gpu_memory_mb"] = *vram;
     } else if (gpus && *gpus > 0) {
       if (*gpus > 1 && *gpus != std::floor(*gpus))
-        r_.fail(Reader::at(path, "num_gpus"), "expected a share of one GPU (at most 1) or whole GPUs, got " +
+        r_.fail(ServeConfigReader::at(path, "num_gpus"), "expected a share of one GPU (at most 1) or whole GPUs, got " +
                                                   format_number(*gpus) + " (Ray refuses a fraction above 1)");
       if (*gpus == 1) app["gpu_memory_mb"] = -1;
       else app["num_gpus"] = *gpus;
@@ -322,9 +321,9 @@ class Importer {
   Deployment deployment(const Json& d, const std::string& path, const std::string& app_name,
                         const std::string& import_path) {
     r_.mapping(d, path);
-    if (!d.contains("name")) r_.fail(Reader::at(path, "name"), "expected the deployment's name (required)");
-    const std::string name = r_.string(d["name"], Reader::at(path, "name"));
-    if (name.empty()) r_.fail(Reader::at(path, "name"), "expected a non-empty deployment name");
+    if (!d.contains("name")) r_.fail(ServeConfigReader::at(path, "name"), "expected the deployment's name (required)");
+    const std::string name = r_.string(d["name"], ServeConfigReader::at(path, "name"));
+    if (name.empty()) r_.fail(ServeConfigReader::at(path, "name"), "expected a non-empty deployment name");
     Json app = Json::object();
     Json serve = Json::object();
     app["ray_serve"] = {{"application", app_name}, {"deployment", name}, {"import_path", import_path}};
@@ -337,7 +336,7 @@ class Importer {
     for (auto it = d.begin(); it != d.end(); ++it) {
       const std::string& k = it.key();
       const Json& v = it.value();
-      const std::string p = Reader::at(path, k);
+      const std::string p = ServeConfigReader::at(path, k);
       if (k == "name") continue;
       if (k == "num_replicas") num_replicas = v;
       else if (k == "autoscaling_config") {
@@ -377,7 +376,7 @@ class Importer {
       }
     }
     // validate_num_replicas_and_autoscaling_config (schema.py:479-500).
-    const std::string np = Reader::at(path, "num_replicas");
+    const std::string np = ServeConfigReader::at(path, "num_replicas");
     bool auto_replicas = false;
     std::optional<std::int64_t> fixed;
     if (!num_replicas.is_null()) {
@@ -396,7 +395,7 @@ class Importer {
                         (num_replicas.is_number() ? num_replicas.dump() : kind_of(num_replicas)));
       }
     }
-    actor_options(actor, Reader::at(path, "ray_actor_options"), app);
+    actor_options(actor, ServeConfigReader::at(path, "ray_actor_options"), app);
     if (!auto_replicas && !has_autoscaling) {
       const std::int64_t n = capacity_adjusted(fixed.value_or(1), target_capacity_);
       if (n < 1)
@@ -408,7 +407,7 @@ class Importer {
     serve["max_ongoing_requests"] = max_ongoing;
     serve["max_queued_requests"] = max_queued;
     if (auto_replicas || has_autoscaling)
-      serve["autoscaling_config"] = autoscaling(autoscaling_given, Reader::at(path, "autoscaling_config"), auto_replicas);
+      serve["autoscaling_config"] = autoscaling(autoscaling_given, ServeConfigReader::at(path, "autoscaling_config"), auto_replicas);
     app["serve"] = serve;
     return Deployment{app, path};
   }
@@ -416,15 +415,15 @@ class Importer {
   std::vector<Deployment> application(const Json& a, const std::string& path) {
     r_.mapping(a, path);
     std::string name = "default";  // SERVE_DEFAULT_APP_NAME (_private/constants.py:69)
-    if (a.contains("name")) name = r_.string(a["name"], Reader::at(path, "name"));
-    if (name.empty()) r_.fail(Reader::at(path, "name"), "expected a non-empty application name");
+    if (a.contains("name")) name = r_.string(a["name"], ServeConfigReader::at(path, "name"));
+    if (name.empty()) r_.fail(ServeConfigReader::at(path, "name"), "expected a non-empty application name");
     if (!a.contains("import_path"))
-      r_.fail(Reader::at(path, "import_path"), "expected the application's import_path (required)");
-    const std::string ip = r_.string(a["import_path"], Reader::at(path, "import_path"));
-    check_import_path(r_, ip, Reader::at(path, "import_path"));
+      r_.fail(ServeConfigReader::at(path, "import_path"), "expected the application's import_path (required)");
+    const std::string ip = r_.string(a["import_path"], ServeConfigReader::at(path, "import_path"));
+    check_import_path(r_, ip, ServeConfigReader::at(path, "import_path"));
     for (auto it = a.begin(); it != a.end(); ++it) {
       const std::string& k = it.key();
-      const std::string p = Reader::at(path, k);
+      const std::string p = ServeConfigReader::at(path, k);
       if (k == "name" || k == "import_path" || k == "deployments") continue;
       if (k == "host" || k == "port")
         r_.fail(p, "expected no " + k + " inside an application (Ray: \"Please remove it and set host/port in the "
@@ -454,9 +453,9 @@ class Importer {
       }
     }
     if (!apps_.insert(name).second)
-      r_.fail(Reader::at(path, "name"), "duplicate application name \"" + name +
+      r_.fail(ServeConfigReader::at(path, "name"), "duplicate application name \"" + name +
                                             "\" (Ray: \"Found multiple configs for application\")");
-    const std::string dp = Reader::at(path, "deployments");
+    const std::string dp = ServeConfigReader::at(path, "deployments");
     if (!a.contains("deployments") || a["deployments"].is_null() ||
         (a["deployments"].is_array() && a["deployments"].empty()))
       r_.fail(dp, "expected the application's deployments: a config that lists none leaves their options to the "
@@ -470,7 +469,7 @@ class Importer {
       Deployment d = deployment(ds[i], p, name, ip);
       const std::string dn = d.app["ray_serve"]["deployment"];
       if (!names.insert(dn).second)
-        r_.fail(Reader::at(p, "name"), "deployment \"" + dn + "\" listed twice (Ray applies the second over the "
+        r_.fail(ServeConfigReader::at(p, "name"), "deployment \"" + dn + "\" listed twice (Ray applies the second over the "
                                                              "first); list it once");
       out.push_back(std::move(d));
     }
@@ -480,7 +479,7 @@ class Importer {
     const bool external = a.contains("external_scaler_enabled") && a["external_scaler_enabled"] == true;
     for (const auto& d : out) {
       if (external && !d.app.contains("replicas"))
-        r_.fail(Reader::at(path, "external_scaler_enabled"),
+        r_.fail(ServeConfigReader::at(path, "external_scaler_enabled"),
                 "expected no autoscaling deployment with external_scaler_enabled (Ray refuses it: " +
                     d.app["ray_serve"]["deployment"].get<std::string>() + ")");
     }
@@ -571,7 +570,7 @@ class Importer {
   const std::vector<std::string>& app_paths() const { return paths_; }
 
  private:
-  Reader& r_;
+  ServeConfigReader& r_;
   const RayServeImportOptions& opts_;
   std::optional<double> target_capacity_;
   std::set<std::string> apps_, routes_;
@@ -588,7 +587,7 @@ RayServeImport import_ray_serve_config(const std::string& yaml_text, const std::
 RayServeImport import_ray_serve_document(const YamlDocument& doc, const std::string& file,
                                          const RayServeImportOptions& opts) {
   std::vector<std::string> notes;
-  Reader reader(doc, file, notes);
+  ServeConfigReader reader(doc, file, notes);
   Importer importer(reader, opts);
   RayServeImport out = importer.run(doc.value, file);
   out.notes = std::move(notes);

@@ -83,9 +83,9 @@ Json plain_scalar(const std::string& s) {
   return s;
 }
 
-class Reader {
+class YamlToJson {
  public:
-  Reader(const std::string& file, YamlDocument& doc) : file_(file), doc_(doc) {}
+  YamlToJson(const std::string& file, YamlDocument& doc) : file_(file), doc_(doc) {}
 
   Json read(const YAML::Node& n, const std::string& path, int depth) {
     // Aliases share nodes: a small file can name a value billions of times
@@ -225,7 +225,7 @@ YamlDocument read_yaml(const std::string& text, const std::string& file) {
   }
   if (docs.size() > 1) throw ScenarioError(file, "(file)", "expected one YAML document, found " + std::to_string(docs.size()));
   if (docs.empty()) return doc;
-  Reader r(file, doc);
+  YamlToJson r(file, doc);
   doc.value = r.read(docs[0], "", 0);
   return doc;
 }

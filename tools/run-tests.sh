@@ -7,7 +7,10 @@
 # The simulation's hot libraries are built at -O1, everything else at -O0,
 # and the test sources without line tables (GoogleTest's own messages name
 # file and line): half the compile time, and the simulated tests stay fast. Each source is
-# compiled once. Where a CUDA toolkit is found, the CUDA probe (which the
+# compiled once, each library as one source (a unity build: its headers
+# parsed once, not once per file). CTest runs each GoogleTest suite as one
+# test (VRAMSIM_TESTS_BY_SUITE): a process per test, with the sanitizers'
+# start and leak check, cost more than most tests themselves. Where a CUDA toolkit is found, the CUDA probe (which the
 # sanitizers cannot instrument) is built in build/ and its tests run there.
 #   VRAMSIM_TEST_RELEASE=1   also build everything with gcc -O2 in build/ and
 #                            run the whole suite there (twice the time)
@@ -36,7 +39,8 @@ asan_opt="-O0 -g1 -DNDEBUG" hot_opt=-O1
 fuzz_seconds=${VRAMSIM_FUZZ_SECONDS:-60}
 [ -n "$cxx" ] || fuzz_seconds=0
 VRAMSIM_OPT="$asan_opt" tools/build.sh build-asan -DVRAMSIM_SANITIZE=ON -DVRAMSIM_BENCHMARKS=OFF \
-  -DVRAMSIM_HOT_OPT="$hot_opt" -DVRAMSIM_TEST_OPT="-O0 -g0" -DVRAMSIM_FUZZ_SECONDS="$fuzz_seconds" "${fuzz[@]}"
+  -DVRAMSIM_HOT_OPT="$hot_opt" -DVRAMSIM_TEST_OPT="-O0 -g0" -DVRAMSIM_FUZZ_SECONDS="$fuzz_seconds" \
+  -DVRAMSIM_UNITY=ON -DVRAMSIM_TESTS_BY_SUITE=ON "${fuzz[@]}"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # fuzz.scenario, the fuzzer, is one of these tests.

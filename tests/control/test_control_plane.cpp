@@ -388,7 +388,7 @@ TEST(ScaleDown, RunningAppKeepsItsNode) {
 // whatever num_replicas: three replicas of 4 CPUs each are admitted on
 // 8-CPU worker defaults (one worker can host one replica), in both
 // variants; the check used to ask for 12 CPUs and reject the app.
-TEST(Admission, OneReplicaPerClassIsWhatTheCheckSums) {
+TEST(ControlPlaneAdmission, OneReplicaPerClassIsWhatTheCheckSums) {
   for (const char* policy : {"legacy", "fixed"}) {
     Sim sim(policy);
     AppSpec a = vram_app();

@@ -286,9 +286,12 @@ JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
 MailProg=/bin/true
 ReturnToService=2
-# Short waits so cancelled and finished jobs leave squeue quickly.
+# A short wait so a cancelled job leaves squeue quickly; an ended job is
+# known to scontrol for SLURM's default MinJobAge, as on a real cluster (at
+# 2 s, a head on a loaded machine could poll too late to learn how a job
+# ended: its record may be purged any time from MinJobAge on).
 KillWait=2
-MinJobAge=2
+MinJobAge=300
 InactiveLimit=0
 SlurmdTimeout=${VRAMSIM_HARNESS_SLURMD_TIMEOUT:-$slurmd_timeout}
 # A batch job on a node that failed ends NODE_FAIL instead of going back to

@@ -36,9 +36,17 @@ TEST_F(MultiNode, AJobPastItsTimeLimitIsTimeoutAsInSimulation) {
   const std::string trace = work_ + "/" + run_id + "/trace.jsonl";
   const bool ended = wait_for(
       trace, [](const std::string& t) { return t.find("\"time limit reached\"") != std::string::npos; }, 240s);
+  // The head scales up again at once for the replica the job took with it.
+  // The signal waits for that job's sbatch to answer: a shutdown while it
+  // is in flight leaves the job behind, as the fixed sweep does (it lists
+  // the queue before sbatch has answered; workers_monitor.cpp), which is
+  // not what this test is about.
+  const bool resubmitted = wait_for(
+      trace, [](const std::string& t) { return occurrences(t, "\"kind\":\"job_submitted\"") >= 2; }, 90s);
   kill(head.pid, SIGTERM);
   EXPECT_EQ(wait(head, 120s), 0) << slurp(work_ + "/head.err");
   EXPECT_TRUE(ended) << slurp(trace);
+  EXPECT_TRUE(resubmitted) << slurp(trace);
   const auto live = read_trace(trace);
   const auto submitted = of(live, "job_submitted");
   ASSERT_FALSE(submitted.empty()) << slurp(work_ + "/head.err");

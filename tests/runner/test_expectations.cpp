@@ -134,7 +134,7 @@ TEST(Invariants, NoJobsAfterShutdown) {
   EXPECT_EQ(only(never).why, "the run never completed a shutdown");
 }
 
-TEST(StatusLine, MatchesOneNodesLine) {
+TEST(ExpectedStatusLine, MatchesOneNodesLine) {
   auto held = run_text(kScaleDown, R"([{"status_line": {"node": "node-1", "at": "100s",
                                          "contains": "booked: 4000/40960 MB"}}])");
   EXPECT_TRUE(only(held).held) << only(held).why;
