@@ -13,6 +13,7 @@
 #include "engine/trace.hpp"
 #include "models/latency.hpp"
 #include "models/policy_set.hpp"
+#include "models/replica_autoscaling.hpp"
 
 namespace vramsim {
 
@@ -50,6 +51,8 @@ struct ControlConfig {
   // Run every replica autoscaling loop as a timer, none replayed: the
   // reference the replayed loops are tested against (not a scenario field).
   bool replica_autoscaler_every_loop = false;
+  // The Ray Serve installation the replica autoscaler follows ($.ray_serve).
+  RayServeSettings ray_serve;
 };
 
 struct ControlContext {

@@ -9,7 +9,6 @@ namespace vramsim {
 
 namespace {
 const Duration kLoop = seconds(kControlLoopIntervalS);
-const Duration kRecord = seconds(kMetricRecordIntervalS);
 // At most this many loops are looked ahead (11.6 days).
 constexpr std::int64_t kMaxLookAhead = 10000000;
 }  // namespace
@@ -24,10 +23,15 @@ void ReplicaAutoscaler::deployed(const AppSpec& spec) {
   catch_up();
   Watched w;
   w.cfg = *spec.serve->autoscaling;
+  const RayServeSettings& ray = ctx_.cfg.ray_serve;
+  w.cfg.version = ray.version;
   w.policy = PolicyRegistry::instance().make<ReplicaAutoscalingPolicy>(w.cfg.policy);
   w.target = spec.replicas;
-  const auto window =
-      static_cast<std::size_t>(std::max(1.0, std::round(w.cfg.look_back_period_s / kMetricRecordIntervalS)));
+  w.record = std::max<Duration>(1, seconds(ray.record_interval(w.cfg.look_back_period_s, w.cfg.metrics_interval_s)));
+  // The samples newer than look_back_period_s when a push prunes the store:
+  // one per record interval (metrics_utils.py:166-193@5866967).
+  const double per_window = w.cfg.look_back_period_s / to_seconds(w.record);
+  const auto window = static_cast<std::size_t>(std::max(1.0, std::ceil(per_window - 1e-9)));
   w.samples.assign(window, 0);
   w.next_record = next_grid(now);
   w.next_push = now + seconds(w.cfg.metrics_interval_s);
@@ -41,7 +45,7 @@ void ReplicaAutoscaler::deployed(const AppSpec& spec) {
 void ReplicaAutoscaler::take_samples(Watched& w, SimTime upto, SimTime now, double before) {
   if (w.next_record > upto) return;
   const std::size_t window = w.samples.size();
-  const auto due = static_cast<std::size_t>((upto - w.next_record) / kRecord) + 1;
+  const auto due = static_cast<std::size_t>((upto - w.next_record) / w.record) + 1;
   if (due > window) {
     const std::size_t skip = due - window;
     const int value = static_cast<int>(before);  // all before `now`: a window's worth is still to come
@@ -49,9 +53,9 @@ void ReplicaAutoscaler::take_samples(Watched& w, SimTime upto, SimTime now, doub
     w.filled = std::min(w.filled + skip, window);
     w.same_run = value == w.last_sample ? std::min(w.same_run + skip, window) : std::min(skip, window);
     w.last_sample = value;
-    w.next_record += static_cast<SimTime>(skip) * kRecord;
+    w.next_record += static_cast<SimTime>(skip) * w.record;
   }
-  for (; w.next_record <= upto; w.next_record += kRecord) {
+  for (; w.next_record <= upto; w.next_record += w.record) {
     const int sample = static_cast<int>(w.next_record < now ? before : w.now_load);
     w.sum += sample - w.samples[w.next_sample];
     w.samples[w.next_sample] = sample;
@@ -91,9 +95,35 @@ void ReplicaAutoscaler::schedule(SimTime t) {
   });
 }
 
-ReplicaLoad ReplicaAutoscaler::load_of(const std::string& id, const Watched& w) const {
+// A push (_get_metrics_report, router.py:443-498@5866967): the mean of the
+// window's samples (the load now where there is none yet), and for the
+// controller's aggregation the samples themselves.
+void ReplicaAutoscaler::push(Watched& w) const {
+  w.reported = w.filled > 0 ? static_cast<double>(w.sum) / static_cast<double>(w.filled) : w.now_load;
+  if (!ctx_.cfg.ray_serve.aggregate_at_controller) return;
+  w.pushed.clear();
+  const std::size_t window = w.samples.size();
+  for (std::size_t j = 0; j < w.filled; ++j) {
+    const std::size_t age = w.filled - j;  // the newest sample is at next_record - record
+    w.pushed.emplace_back(w.next_record - static_cast<SimTime>(age) * w.record,
+                          w.samples[(w.next_sample + window - age) % window]);
+  }
+}
+
+bool ReplicaAutoscaler::every_loop() const {
+  return ctx_.cfg.replica_autoscaler_every_loop || ctx_.cfg.ray_serve.aggregate_at_controller;
+}
+
+ReplicaLoad ReplicaAutoscaler::load_of(const std::string& id, const Watched& w, SimTime now) const {
   const int running = router_.running_replicas(id);
-  return ReplicaLoad{w.target, running, running == 0 ? w.now_load : w.reported};
+  // _calculate_total_requests_simple_mode (autoscaling_state.py:636-703):
+  // the last push's mean.
+  // The aggregate mode: the handle's queued series, beside one running
+  // series per replica it sent requests to while any runs.
+  const double total = ctx_.cfg.ray_serve.aggregate_at_controller
+                           ? aggregate_handle_samples(w.pushed, running > 0, now, w.cfg.aggregation_function)
+                           : w.reported;
+  return ReplicaLoad{w.target, running, total};
 }
 
 int ReplicaAutoscaler::decide(Watched& w, const ReplicaLoad& load) const {
@@ -109,7 +139,7 @@ void ReplicaAutoscaler::replay(SimTime until) {
   const std::int64_t loops = (until - last_tick_) / kLoop - 1;
   if (loops <= 0) return;
   for (auto& [id, w] : watched_)
-    if (active(apps_.app(id))) w.policy->repeat(w.cfg, load_of(id, w), w.state, loops);
+    if (active(apps_.app(id))) w.policy->repeat(w.cfg, load_of(id, w, last_tick_), w.state, loops);
   last_tick_ += loops * kLoop;
 }
 
@@ -146,11 +176,14 @@ void ReplicaAutoscaler::tick() {
       const Duration every = seconds(w.cfg.metrics_interval_s);
       const SimTime last_push = w.next_push + (now - w.next_push) / every * every;
       take_samples(w, last_push, now, before);
-      if (w.filled > 0) w.reported = static_cast<double>(w.sum) / static_cast<double>(w.filled);
+      push(w);
       w.next_push = last_push + every;
     }
     take_samples(w, now, now, before);
-    ReplicaLoad load = load_of(id, w);
+    // A request arrived with no replica running: the handle pushes at once
+    // (wrap_queued_request, router.py:226-245, 375-380@5866967).
+    if (w.now_load > before && router_.running_replicas(id) == 0) push(w);
+    ReplicaLoad load = load_of(id, w, now);
     const int target = decide(w, load);
     if (target != w.target) {
       ctx_.trace.record(now, "replica_target",
@@ -160,21 +193,19 @@ void ReplicaAutoscaler::tick() {
           load.running_replicas == 0 ? "cold start" : target > w.target ? "upscale" : "downscale";
       w.target = target;
       apps_.scale_replicas(id, target, reason);
-      load = load_of(id, w);
+      load = load_of(id, w, now);
     }
     // The next loop that must run: a push falling due (but where no push
     // can change what was pushed), a queued request timing out, or the
     // first loop whose decision changes the target.
     SimTime due = steady(w) ? next : w.next_push;
     if (const auto expiry = router_.next_queue_expiry(id)) due = std::min(due, std::max(*expiry, now + 1));
-    if (w.now_load > 0 && load.running_replicas == 0) due = now + kLoop;  // a cold start decides at once
-    const std::int64_t limit =
-        ctx_.cfg.replica_autoscaler_every_loop ? 0 : std::max<std::int64_t>(1, (std::min(due, next) - now) / kLoop);
+    const std::int64_t limit = every_loop() ? 0 : std::max<std::int64_t>(1, (std::min(due, next) - now) / kLoop);
     if (const std::int64_t k = w.policy->loops_until_change(w.cfg, load, w.state, limit); k > 0)
       due = std::min(due, now + k * kLoop);
     next = std::min(next, next_grid(due));
   }
-  schedule(ctx_.cfg.replica_autoscaler_every_loop ? now + kLoop : next);
+  schedule(every_loop() ? now + kLoop : next);
 }
 
 }  // namespace vramsim

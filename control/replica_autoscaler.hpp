@@ -5,9 +5,14 @@
 // those on replicas), keeps their average over look_back_period_s as the
 // handle reports it every metrics_interval_s, asks the app's replica
 // autoscaling policy (models/replica_autoscaling.hpp) for a target and
-// applies a change through the apps manager. With no replica running, the
-// load is read as it is now (a request at a cold deployment scales it at
-// once, as Ray's handle pushes its metrics then).
+// applies a change through the apps manager. The handle samples every
+// record interval (RayServeSettings::record_interval) and pushes the
+// window's mean every metrics_interval_s, and at once when a request
+// arrives at a deployment with no replica running (Ray's scale-from-zero
+// push, which carries the same mean: a cold deployment scales once a sample
+// has seen the request). With RAY_SERVE_AGGREGATE_METRICS_AT_CONTROLLER the
+// push carries the window's samples instead, and each decision aggregates
+// them up to its own time (aggregation_function).
 //
 // Cost: the loop is Ray's, one decision every 0.1 s, but only the loops
 // where something happens run as timers: a metrics push falling due, a
@@ -16,10 +21,12 @@
 // between are those of the load since the last loop run, and a push is
 // skipped too where the whole window and the last push hold the load now. The loops between are the same pure decision over unchanged
 // inputs and are replayed as calls, so an idle app costs no timer and a
-// run without an autoscaled app none at all.
+// run without an autoscaled app none at all. Where the controller
+// aggregates, its load moves with the decision's time: every loop runs.
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "control/apps_manager.hpp"
@@ -47,13 +54,15 @@ class ReplicaAutoscaler {
     std::shared_ptr<const ReplicaAutoscalingPolicy> policy;
     ReplicaAutoscalingState state;
     int target = 0;
+    Duration record = 0;             // the handle's record interval
     std::vector<int> samples;        // the look-back window, one per record interval
     std::size_t next_sample = 0;
     std::size_t filled = 0;
     long long sum = 0;
     int last_sample = 0;             // the newest sample, and how many in a row end the window with it
     std::size_t same_run = 0;
-    double reported = 0;             // the last metrics push
+    double reported = 0;             // the last metrics push: the window's mean
+    std::vector<std::pair<SimTime, int>> pushed;  // the window's samples at the last push (aggregated at the controller)
     double now_load = 0;             // at the last loop run
     SimTime next_push = 0;
     SimTime next_record = 0;
@@ -61,13 +70,15 @@ class ReplicaAutoscaler {
   void tick();
   static void take_samples(Watched& w, SimTime upto, SimTime now, double before);
   static bool steady(const Watched& w);
+  void push(Watched& w) const;
+  bool every_loop() const;
   void replay(SimTime until);        // the loops after the last one run and before `until`
   void catch_up();
   void schedule(SimTime t);
   SimTime next_grid(SimTime t) const;
   int decide(Watched& w, const ReplicaLoad& load) const;
   static bool active(const AppRecord* app);
-  ReplicaLoad load_of(const std::string& id, const Watched& w) const;
+  ReplicaLoad load_of(const std::string& id, const Watched& w, SimTime now) const;
 
   ControlContext& ctx_;
   AppsManager& apps_;

@@ -7,19 +7,76 @@
 
 namespace vramsim {
 
+const char* version_name(RayServeVersion v) {
+  return v == RayServeVersion::k2025_10_06 ? "2025-10-06" : "2026-04-29";
+}
+
+const char* aggregation_name(MetricAggregation a) {
+  return a == MetricAggregation::kMean ? "mean" : a == MetricAggregation::kMax ? "max" : "min";
+}
+
+double RayServeSettings::record_interval(double look_back_period_s, double metrics_interval_s) const {
+  // router.py:293-303@5866967 (and replica.py:671-680): the record task's
+  // interval; before 41ddcb7044 a constant.
+  if (version == RayServeVersion::k2025_10_06) return record_interval_s;
+  return std::min(look_back_period_s * record_interval_factor, metrics_interval_s);
+}
+
+double aggregate_handle_samples(const std::vector<std::pair<SimTime, int>>& samples, bool several_series, SimTime now,
+                                MetricAggregation f) {
+  std::vector<std::pair<SimTime, int>> points;
+  int last = 0;
+  for (const auto& p : samples)
+    if (!several_series || p.second != last) {
+      points.push_back(p);
+      last = p.second;
+    }
+  if (points.empty()) return 0;
+  const auto by_value = [](const auto& a, const auto& b) { return a.second < b.second; };
+  if (f == MetricAggregation::kMax) return std::max_element(points.begin(), points.end(), by_value)->second;
+  if (f == MetricAggregation::kMin) return std::min_element(points.begin(), points.end(), by_value)->second;
+  const Duration tail = std::max<Duration>(now - points.back().first, seconds(1e-3));  // last_window_s
+  double weighted = static_cast<double>(points.back().second) * to_seconds(tail);
+  for (std::size_t i = 0; i + 1 < points.size(); ++i)
+    weighted += static_cast<double>(points[i].second) * to_seconds(points[i + 1].first - points[i].first);
+  return weighted / to_seconds(points.back().first - points.front().first + tail);
+}
+
 int ray_desired_replicas(const ReplicaAutoscalingConfig& cfg, double total, int running) {
-  // _calculate_desired_num_replicas: the error ratio of the load against
-  // the target per running replica, smoothed by the factor of its direction.
   const int n = std::max(running, 1);
-  const double error = total / (cfg.target_ongoing_requests * n);
-  const double factor = error >= 1 ? cfg.upscaling() : cfg.downscaling();
-  const double smoothed = 1 + (error - 1) * factor;
-  // ceil(n + factor x (raw - n)), raw = total / target: one ceil both ways.
-  const double desired = std::ceil(n * smoothed);
+  double desired = 0;
+  if (cfg.version == RayServeVersion::k2025_10_06) {
+    // _calculate_desired_num_replicas: the error ratio of the load against
+    // the target per running replica, smoothed by the factor of its direction.
+    const double error = total / (cfg.target_ongoing_requests * n);
+    const double factor = error >= 1 ? cfg.upscaling() : cfg.downscaling();
+    const double smoothed = 1 + (error - 1) * factor;
+    // ceil(n + factor x (raw - n)), raw = total / target: one ceil both ways.
+    desired = std::ceil(n * smoothed);
+  } else {
+    // _core_replica_queue_length_policy then _apply_scaling_factors
+    // (autoscaling_policy.py:25-57, 326-336@5866967): raw = total / target,
+    // ceil(cur + f x (raw - cur)) with f of the direction of raw - cur.
+    const double raw = total / cfg.target_ongoing_requests;
+    const double delta = raw - n;
+    desired = std::ceil(n + (delta > 0 ? cfg.upscaling() : cfg.downscaling()) * delta);
+  }
   int out = desired > 1e9 ? 1000000000 : static_cast<int>(desired);
   // A factor too small to remove a whole replica still removes one.
   if (std::ceil(total / cfg.target_ongoing_requests) < n && out == n) out = n - 1;
-  return std::clamp(out, cfg.min_replicas, cfg.max_replicas);
+  if (cfg.version == RayServeVersion::k2025_10_06) return std::clamp(out, cfg.min_replicas, cfg.max_replicas);
+  return std::max(out, 0);
+}
+
+std::int64_t ray_streak_decisions(RayServeVersion v, double delay_s) {
+  // int(delay_s / CONTROL_LOOP_INTERVAL_S), truncated as Ray's int() does
+  // (so 0.3 s is 2 loops: 0.3 / 0.1 is 2.9999999999999996), then one more.
+  if (v == RayServeVersion::k2025_10_06) return static_cast<std::int64_t>(delay_s / kControlLoopIntervalS) + 1;
+  // In whole microseconds: (k - 1) x 0.1 s + 1 us >= delay_s.
+  const auto delay_us = static_cast<std::int64_t>(std::llround(delay_s * 1e6));
+  const std::int64_t loop_us = std::llround(kControlLoopIntervalS * 1e6);
+  const std::int64_t after_first = std::max<std::int64_t>(0, delay_us - 1);
+  return 1 + (after_first + loop_us - 1) / loop_us;
 }
 
 std::int64_t ReplicaAutoscalingPolicy::loops_until_change(const ReplicaAutoscalingConfig& cfg,
@@ -40,7 +97,8 @@ void ReplicaAutoscalingPolicy::repeat(const ReplicaAutoscalingConfig& cfg, const
 
 namespace {
 
-// Ray Serve's replica_queue_length_autoscaling_policy.
+// Ray Serve's replica_queue_length_autoscaling_policy with the delays of
+// its default wrapper, in the version cfg.version names.
 class RayReplicaAutoscaling final : public ReplicaAutoscalingPolicy {
  public:
   int decide(const ReplicaAutoscalingConfig& cfg, const ReplicaLoad& load,
@@ -53,23 +111,18 @@ class RayReplicaAutoscaling final : public ReplicaAutoscalingPolicy {
         return std::max(static_cast<int>(std::ceil(1 * cfg.upscaling())), current);
       return current;
     }
-    int desired = ray_desired_replicas(cfg, load.total_ongoing_requests, load.running_replicas);
-    // Except for the last step 1 -> 0, a downscale stops at one replica.
-    if (desired == 0 && current > 1) desired = 1;
+    const int desired = wanted(cfg, load);
     if (desired > current) {
       if (st.decision_counter < 0) st.decision_counter = 0;
       ++st.decision_counter;
-      if (st.decision_counter > loops(cfg.upscale_delay_s)) {
+      if (st.decision_counter >= ray_streak_decisions(cfg.version, cfg.upscale_delay_s)) {
         st.decision_counter = 0;
         return desired;
       }
     } else if (desired < current) {
       if (st.decision_counter > 0) st.decision_counter = 0;
       --st.decision_counter;
-      const double delay =
-          current == 1 && desired == 0 ? cfg.downscale_to_zero_delay_s.value_or(cfg.downscale_delay_s)
-                                       : cfg.downscale_delay_s;
-      if (st.decision_counter < -loops(delay)) {
+      if (-st.decision_counter >= ray_streak_decisions(cfg.version, down_delay(cfg, current, desired))) {
         st.decision_counter = 0;
         return desired;
       }
@@ -81,37 +134,57 @@ class RayReplicaAutoscaling final : public ReplicaAutoscalingPolicy {
 
   // With the load constant the desired count is too, so the counter moves by
   // one a loop in one direction from the first decision on: closed forms of
-  // the loops the base class would make one by one.
+  // the loops the base class would make one by one. Where the streak ends in
+  // a count the bounds take back (k2026_04_29, a desired count past them),
+  // the target never changes and the streak starts over each time.
   std::int64_t loops_until_change(const ReplicaAutoscalingConfig& cfg, const ReplicaLoad& load,
                                   ReplicaAutoscalingState st, std::int64_t limit) const override {
     if (limit <= 0) return 0;
     const int first = std::clamp(decide(cfg, load, st), cfg.min_replicas, cfg.max_replicas);
     if (first != load.target_replicas) return 1;
-    if (load.running_replicas == 0 || st.decision_counter == 0) return 0;  // cold path or "no change"
-    std::int64_t k = 0;
-    if (st.decision_counter > 0) k = loops(cfg.upscale_delay_s) - st.decision_counter + 2;
-    else k = st.decision_counter + loops(down_delay(cfg, load)) + 2;
+    if (load.running_replicas == 0 || st.decision_counter == 0 || takes_back(cfg, load)) return 0;
+    const std::int64_t k = streak(cfg, load) - std::abs(st.decision_counter) + 1;
     return k <= limit ? k : 0;
   }
   void repeat(const ReplicaAutoscalingConfig& cfg, const ReplicaLoad& load, ReplicaAutoscalingState& st,
               std::int64_t n) const override {
     if (n <= 0) return;
     decide(cfg, load, st);
-    if (load.running_replicas == 0) return;  // the cold path leaves the counter
-    if (st.decision_counter > 0) st.decision_counter += static_cast<int>(n - 1);
-    else if (st.decision_counter < 0) st.decision_counter -= static_cast<int>(n - 1);
+    if (load.running_replicas == 0 || (st.decision_counter == 0 && !takes_back(cfg, load))) return;
+    const int sign = wanted(cfg, load) > load.target_replicas ? 1 : -1;
+    std::int64_t done = std::abs(st.decision_counter) + (n - 1);
+    // A streak the bounds take back ends at `streak` decisions with the
+    // counter at 0, and the next decision starts another.
+    if (takes_back(cfg, load)) done %= streak(cfg, load);
+    st.decision_counter = static_cast<int>(sign * done);
   }
 
  private:
-  static double down_delay(const ReplicaAutoscalingConfig& cfg, const ReplicaLoad& load) {
+  // The desired count the delays compare with the target: except for the
+  // last step 1 -> 0, a downscale stops at one replica.
+  static int wanted(const ReplicaAutoscalingConfig& cfg, const ReplicaLoad& load) {
     int desired = ray_desired_replicas(cfg, load.total_ongoing_requests, load.running_replicas);
-    if (desired == 0 && load.target_replicas > 1) desired = 1;
-    return load.target_replicas == 1 && desired == 0 ? cfg.downscale_to_zero_delay_s.value_or(cfg.downscale_delay_s)
-                                                     : cfg.downscale_delay_s;
+    if (desired < load.target_replicas && load.target_replicas > 1) desired = std::max(desired, 1);
+    return desired;
   }
-  // int(delay_s / CONTROL_LOOP_INTERVAL_S), truncated as Ray's int() does
-  // (so 0.3 s is 2 loops: 0.3 / 0.1 is 2.9999999999999996).
-  static int loops(double delay_s) { return static_cast<int>(delay_s / kControlLoopIntervalS); }
+  static double down_delay(const ReplicaAutoscalingConfig& cfg, int current, int desired) {
+    return current == 1 && desired == 0 ? cfg.downscale_to_zero_delay_s.value_or(cfg.downscale_delay_s)
+                                        : cfg.downscale_delay_s;
+  }
+  // The decisions of a streak over `load` held constant.
+  static std::int64_t streak(const ReplicaAutoscalingConfig& cfg, const ReplicaLoad& load) {
+    const int desired = wanted(cfg, load);
+    return ray_streak_decisions(cfg.version, desired > load.target_replicas
+                                                 ? cfg.upscale_delay_s
+                                                 : down_delay(cfg, load.target_replicas, desired));
+  }
+  // Whether a streak over `load` ends in a count the bounds make the target
+  // again (only where the desired count is not bounded first).
+  static bool takes_back(const ReplicaAutoscalingConfig& cfg, const ReplicaLoad& load) {
+    const int desired = wanted(cfg, load);
+    return desired != load.target_replicas &&
+           std::clamp(desired, cfg.min_replicas, cfg.max_replicas) == load.target_replicas;
+  }
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // $.apps[i].serve: Ray Serve's deployment options by Ray's names, the
 // replica's work, and the traffic (docs/serving.md, docs/scenario-format.md).
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -113,6 +114,15 @@ ReplicaAutoscalingConfig parse_autoscaling(Obj& o) {
   c.smoothing_factor = positive(o, "smoothing_factor", c.smoothing_factor, 100);
   c.upscaling_factor = nullable_number(o, "upscaling_factor", 0, 100, true);
   c.downscaling_factor = nullable_number(o, "downscaling_factor", 0, 100, true);
+  if (o.has("aggregation_function")) {
+    // Case-insensitive, as config.py:680-685@5866967 reads it.
+    std::string f = o.string("aggregation_function", "");
+    std::transform(f.begin(), f.end(), f.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    if (f == "mean") c.aggregation_function = MetricAggregation::kMean;
+    else if (f == "max") c.aggregation_function = MetricAggregation::kMax;
+    else if (f == "min") c.aggregation_function = MetricAggregation::kMin;
+    else o.fail(o.at("aggregation_function"), "expected \"mean\", \"max\" or \"min\", got \"" + o.string("aggregation_function", "") + "\"");
+  }
   c.policy = o.string("policy", c.policy);
   if (!PolicyRegistry::instance().has(ReplicaAutoscalingPolicy::kModel, c.policy)) {
     std::vector<std::string> names = PolicyRegistry::instance().variants(ReplicaAutoscalingPolicy::kModel);
@@ -311,6 +321,57 @@ void parse_serve(Obj& ao, AppSpec& a, Scenario& s) {
   }
   so.finish();
   a.serve = std::move(sv);
+}
+
+// $.ray_serve: the Ray Serve installation: its version and the environment
+// variables of its controller and handles that the model reads.
+void parse_ray_serve(Obj& root, Scenario& s) {
+  const Json* rs = root.get("ray_serve");
+  if (!rs) return;
+  Obj o(*rs, root.at("ray_serve"), root.file());
+  RayServeSettings& r = s.control.ray_serve;
+  if (o.has("version")) {
+    const std::string v = o.string("version", "");
+    if (v == version_name(RayServeVersion::k2026_04_29)) r.version = RayServeVersion::k2026_04_29;
+    else if (v == version_name(RayServeVersion::k2025_10_06)) r.version = RayServeVersion::k2025_10_06;
+    else
+      o.fail(o.at("version"), std::string("expected \"") + version_name(RayServeVersion::k2026_04_29) + "\" or \"" +
+                                  version_name(RayServeVersion::k2025_10_06) + "\", got \"" + v + "\"");
+  }
+  if (const Json* env = o.get("env")) {
+    Obj eo(*env, o.at("env"), o.file());
+    const std::string aggregate = "RAY_SERVE_AGGREGATE_METRICS_AT_CONTROLLER";
+    for (const char* known : {"RAY_SERVE_AGGREGATE_METRICS_AT_CONTROLLER", "RAY_SERVE_AUTOSCALING_METRIC_RECORD_INTERVAL_FACTOR",
+                              "RAY_SERVE_HANDLE_AUTOSCALING_METRIC_RECORD_INTERVAL_S",
+                              "RAY_SERVE_HANDLE_AUTOSCALING_METRIC_PUSH_INTERVAL_S",
+                              "RAY_SERVE_REPLICA_AUTOSCALING_METRIC_PUSH_INTERVAL_S"})
+      eo.get(known);  // named in an unknown variable's message
+    if (eo.has(aggregate)) {
+      // An environment variable's text; Ray takes "1" as on (constants.py:852-855@5866967).
+      const std::string v = eo.string(aggregate, "0");
+      if (v != "0" && v != "1") eo.fail(eo.at(aggregate), "expected \"0\" or \"1\", got \"" + v + "\"");
+      r.aggregate_at_controller = v == "1";
+    }
+    const std::string factor = "RAY_SERVE_AUTOSCALING_METRIC_RECORD_INTERVAL_FACTOR";
+    const std::string record = "RAY_SERVE_HANDLE_AUTOSCALING_METRIC_RECORD_INTERVAL_S";
+    if (eo.has(factor) && r.version != RayServeVersion::k2026_04_29)
+      eo.fail(eo.at(factor), "expected none with version 2025-10-06 (added by 41ddcb7044, 2026-03-09)");
+    if (eo.has(record) && r.version != RayServeVersion::k2025_10_06)
+      eo.fail(eo.at(record), "expected none with version 2026-04-29 (removed by 41ddcb7044, 2026-03-09; "
+                             "RAY_SERVE_AUTOSCALING_METRIC_RECORD_INTERVAL_FACTOR sets the interval now)");
+    r.record_interval_factor = eo.number(factor, r.record_interval_factor, 0.001, 1);
+    r.record_interval_s = eo.number(record, r.record_interval_s, 0.01, 3600);
+    for (const char* push : {"RAY_SERVE_HANDLE_AUTOSCALING_METRIC_PUSH_INTERVAL_S",
+                             "RAY_SERVE_REPLICA_AUTOSCALING_METRIC_PUSH_INTERVAL_S"})
+      if (eo.has(push)) {
+        eo.number(push, 10, 0.01, 3600);
+        s.warnings.push_back(eo.at(push) + ": read and left unused, as Ray Serve does: it defines " + push +
+                             " (constants.py:422-431@5866967) but no code reads it; a handle pushes every "
+                             "autoscaling_config.metrics_interval_s");
+      }
+    eo.finish();
+  }
+  o.finish();
 }
 
 }  // namespace vramsim::scenario_parse

@@ -174,6 +174,7 @@ class Importer {
     double to_zero = -1;        // -1: none
     double target = 2, metrics = 10, look_back = 30, smoothing = 1, up_delay = 30, down_delay = 600;
     std::optional<double> up_factor, down_factor, up_smoothing, down_smoothing;
+    std::string aggregation = "mean";
     if (!given.is_null()) {
       r_.mapping(given, path);
       for (auto it = given.begin(); it != given.end(); ++it) {
@@ -208,9 +209,10 @@ class Importer {
           std::transform(f.begin(), f.end(), f.begin(), [](unsigned char c) { return std::tolower(c); });
           if (f != "mean" && f != "max" && f != "min")
             r_.fail(p, "expected mean, max or min (any case), got \"" + v.get<std::string>() + "\"");
+          aggregation = f;
           if (f != "mean")
-            r_.note(p, "aggregation_function " + f + ": not modelled; vramsim averages the load over "
-                                                     "look_back_period_s (mean)");
+            r_.note(p, "aggregation_function " + f + ": used, as by Ray, only where the controller aggregates "
+                       "(the scenario's ray_serve.env RAY_SERVE_AGGREGATE_METRICS_AT_CONTROLLER \"1\")");
         } else if (k == "policy") {
           r_.note(p, "a custom autoscaling policy, not modelled: Ray's default policy is used");
         } else if (k == "target_num_ongoing_requests_per_replica" && opts_.legacy_names) {
@@ -249,6 +251,7 @@ class Importer {
     out["smoothing_factor"] = smoothing;
     if (up_factor) out["upscaling_factor"] = *up_factor;
     if (down_factor) out["downscaling_factor"] = *down_factor;
+    if (aggregation != "mean") out["aggregation_function"] = aggregation;
     return out;
   }
 
@@ -689,6 +692,8 @@ RayServeExport export_ray_serve_config(const Scenario& s) {
           y << YAML::Key << "downscaling_factor" << YAML::Value;
           emit_number(y, *c.downscaling_factor);
         }
+        if (c.aggregation_function != MetricAggregation::kMean)
+          y << YAML::Key << "aggregation_function" << YAML::Value << aggregation_name(c.aggregation_function);
         if (c.policy != "ray") dropped.insert("autoscaling_config.policy " + c.policy + " (vramsim's own)");
         y << YAML::EndMap;
       }

@@ -113,6 +113,7 @@ Scenario parse_scenario(const Json& doc, const std::string& file) {
     apply_openb_workload(*wl, "$.workload", doc.contains("horizon"), s);
   }
   check_partition(root, doc, s);
+  parse_ray_serve(root, s);
   AppsById by_id;
   parse_apps(root, s, by_id);
   if (const Json* pr = root.get("gpu_prices_usd_per_hour")) {

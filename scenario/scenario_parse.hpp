@@ -29,6 +29,8 @@ void parse_actions(Obj& root, Scenario& s, const AppsById& by_id);
 // $.expect.
 void parse_expectations(Obj& root, Scenario& s, const AppsById& by_id);
 
+// $.ray_serve: the Ray Serve version and environment variables.
+void parse_ray_serve(Obj& root, Scenario& s);
 // $.apps[i].serve: the app's ServeSpec, its traffic into s.traffic.
 void parse_serve(Obj& ao, AppSpec& a, Scenario& s);
 // One app's fields over base (a redeploy's overrides) or the defaults.
