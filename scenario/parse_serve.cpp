@@ -96,6 +96,9 @@ TrafficSpec parse_trace(Obj& o, const std::string& app_id, bool* as_measured) {
   }
 }
 
+constexpr int kMaxSamplesPerWindow = 100000;
+constexpr int kMaxAggregatedSamplesPerWindow = 1000;
+
 ReplicaAutoscalingConfig parse_autoscaling(Obj& o) {
   ReplicaAutoscalingConfig c;
   c.min_replicas = static_cast<int>(o.integer("min_replicas", c.min_replicas, 0, limits::kMaxReplicas));
@@ -313,6 +316,20 @@ void parse_serve(Obj& ao, AppSpec& a, Scenario& s) {
                                  "other: the autoscaler sets the count from initial_replicas or min_replicas)");
     Obj co(*as, so.at("autoscaling_config"), so.file());
     sv.autoscaling = parse_autoscaling(co);
+    // The handle keeps a look-back window of samples: bounded, so that a
+    // valid file cannot ask for millions (86400 s at 0.01 s); where the
+    // controller aggregates, each decision reads the whole window.
+    const RayServeSettings& ray = s.control.ray_serve;
+    const int cap = ray.aggregate_at_controller ? kMaxAggregatedSamplesPerWindow : kMaxSamplesPerWindow;
+    const double per_window =
+        sv.autoscaling->look_back_period_s /
+        ray.record_interval(sv.autoscaling->look_back_period_s, sv.autoscaling->metrics_interval_s);
+    if (per_window > cap)
+      co.fail(co.at("look_back_period_s"),
+              "expected at most " + std::to_string(cap) +
+                  " handle samples in a look-back window (look_back_period_s over the record interval, " +
+                  format_number(per_window) + " here; ray_serve.env sets the interval" +
+                  (ray.aggregate_at_controller ? ", and the controller aggregates" : "") + ")");
     a.replicas = sv.autoscaling->starting_replicas();
   }
   if (const Json* tr = so.get("traffic")) {

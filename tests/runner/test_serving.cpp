@@ -659,6 +659,9 @@ TEST(ServingScenario, BadFieldsAreRefusedNamingThePath) {
        "RAY_SERVE_AUTOSCALING_METRIC_RECORD_INTERVAL_FACTOR: expected none with version 2025-10-06"},
       {"/ray_serve", "{\"env\": {\"RAY_SERVE_CONTROL_LOOP_INTERVAL_S\": 1}}",
        "env.RAY_SERVE_CONTROL_LOOP_INTERVAL_S: unknown field (expected one of: RAY_SERVE_AGGREGATE_METRICS_AT_CONTROLLER"},
+      {"/apps/0/serve/autoscaling_config", "{\"look_back_period_s\": 86400, \"metrics_interval_s\": 0.5}",
+       "look_back_period_s: expected at most 100000 handle samples in a look-back window (look_back_period_s over "
+       "the record interval, 172800 here"},
       {"/ray_serve", "{\"env\": {\"RAY_SERVE_HANDLE_AUTOSCALING_METRIC_PUSH_INTERVAL_S\": -1}}",
        "RAY_SERVE_HANDLE_AUTOSCALING_METRIC_PUSH_INTERVAL_S: expected a number in [0.01, 3600], got -1"},
   };
@@ -700,6 +703,26 @@ TEST(ServingScenario, RayServeSettingsAreReadAndUnreadVariablesWarned) {
   EXPECT_EQ(plain.control.ray_serve.version, RayServeVersion::k2026_04_29) << "the newest by default";
   EXPECT_FALSE(plain.control.ray_serve.aggregate_at_controller);
   EXPECT_TRUE(plain.warnings.empty());
+}
+
+// Where the controller aggregates, every decision reads the window: 1,000
+// samples at most (look_back 300 s at 0.2 s is 1,500).
+TEST(ServingScenario, AnAggregatedWindowIsBoundedTighter) {
+  Json doc = queue_scenario(1, 1, "1s", 10);
+  doc["apps"][0].erase("replicas");
+  doc["apps"][0]["serve"]["autoscaling_config"] = {{"look_back_period_s", 300}, {"metrics_interval_s", 0.2}};
+  EXPECT_NO_THROW(parse_scenario(doc, "ok.json"));
+  doc["ray_serve"] = {{"env", {{"RAY_SERVE_AGGREGATE_METRICS_AT_CONTROLLER", "1"}}}};
+  try {
+    parse_scenario(doc, "bad.json");
+    ADD_FAILURE() << "accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("look_back_period_s: expected at most 1000 handle samples in a look-back "
+                                         "window (look_back_period_s over the record interval, 1500 here; "
+                                         "ray_serve.env sets the interval, and the controller aggregates)"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(ServingScenario, ReplicasBesideAnAutoscalingConfigIsRefused) {
