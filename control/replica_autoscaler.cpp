@@ -28,11 +28,7 @@ void ReplicaAutoscaler::deployed(const AppSpec& spec) {
   w.policy = PolicyRegistry::instance().make<ReplicaAutoscalingPolicy>(w.cfg.policy);
   w.target = spec.replicas;
   w.record = std::max<Duration>(1, seconds(ray.record_interval(w.cfg.look_back_period_s, w.cfg.metrics_interval_s)));
-  // The samples newer than look_back_period_s when a push prunes the store:
-  // one per record interval (metrics_utils.py:166-193@5866967).
-  const double per_window = w.cfg.look_back_period_s / to_seconds(w.record);
-  const auto window = static_cast<std::size_t>(std::max(1.0, std::ceil(per_window - 1e-9)));
-  w.samples.assign(window, 0);
+  w.samples.assign(ray.samples_per_window(w.cfg.look_back_period_s, w.cfg.metrics_interval_s), 0);
   w.next_record = next_grid(now);
   w.next_push = now + seconds(w.cfg.metrics_interval_s);
   watched_[spec.id] = std::move(w);
@@ -116,10 +112,10 @@ bool ReplicaAutoscaler::every_loop() const {
 
 ReplicaLoad ReplicaAutoscaler::load_of(const std::string& id, const Watched& w, SimTime now) const {
   const int running = router_.running_replicas(id);
-  // _calculate_total_requests_simple_mode (autoscaling_state.py:636-703):
-  // the last push's mean.
-  // The aggregate mode: the handle's queued series, beside one running
-  // series per replica it sent requests to while any runs.
+  // The last push's mean (_calculate_total_requests_simple_mode,
+  // autoscaling_state.py:636-703), or in the aggregate mode its samples: the
+  // handle's queued series, beside one running series per replica it sent
+  // requests to while any runs.
   const double total = ctx_.cfg.ray_serve.aggregate_at_controller
                            ? aggregate_handle_samples(w.pushed, running > 0, now, w.cfg.aggregation_function)
                            : w.reported;

@@ -1,6 +1,7 @@
 #include "models/replica_autoscaling.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "models/registry.hpp"
@@ -24,22 +25,42 @@ double RayServeSettings::record_interval(double look_back_period_s, double metri
 
 double aggregate_handle_samples(const std::vector<std::pair<SimTime, int>>& samples, bool several_series, SimTime now,
                                 MetricAggregation f) {
-  std::vector<std::pair<SimTime, int>> points;
-  int last = 0;
-  for (const auto& p : samples)
-    if (!several_series || p.second != last) {
-      points.push_back(p);
-      last = p.second;
-    }
-  if (points.empty()) return 0;
-  const auto by_value = [](const auto& a, const auto& b) { return a.second < b.second; };
-  if (f == MetricAggregation::kMax) return std::max_element(points.begin(), points.end(), by_value)->second;
-  if (f == MetricAggregation::kMin) return std::min_element(points.begin(), points.end(), by_value)->second;
-  const Duration tail = std::max<Duration>(now - points.back().first, seconds(1e-3));  // last_window_s
-  double weighted = static_cast<double>(points.back().second) * to_seconds(tail);
-  for (std::size_t i = 0; i + 1 < points.size(); ++i)
-    weighted += static_cast<double>(points[i].second) * to_seconds(points[i + 1].first - points[i].first);
-  return weighted / to_seconds(points.back().first - points.front().first + tail);
+  // One pass over the points: every sample of one series, the moves of the
+  // total from 0 of several.
+  bool any = false;
+  SimTime first = 0, prev_t = 0;
+  int prev_v = 0, hi = 0, lo = 0;
+  double weighted = 0;  // value x seconds from the first point to the last
+  for (const auto& [t, v] : samples) {
+    if (several_series && v == prev_v) continue;
+    if (any) weighted += static_cast<double>(prev_v) * to_seconds(t - prev_t);
+    else first = t, hi = lo = v;
+    any = true;
+    hi = std::max(hi, v);
+    lo = std::min(lo, v);
+    prev_t = t;
+    prev_v = v;
+  }
+  if (!any) return 0;
+  if (f == MetricAggregation::kMax) return hi;
+  if (f == MetricAggregation::kMin) return lo;
+  const Duration tail = std::max<Duration>(now - prev_t, seconds(1e-3));  // last_window_s
+  weighted += static_cast<double>(prev_v) * to_seconds(tail);
+  return weighted / to_seconds(prev_t - first + tail);
+}
+
+std::optional<MetricAggregation> aggregation_from_name(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (MetricAggregation a : {MetricAggregation::kMean, MetricAggregation::kMax, MetricAggregation::kMin})
+    if (name == aggregation_name(a)) return a;
+  return std::nullopt;
+}
+
+std::size_t RayServeSettings::samples_per_window(double look_back_period_s, double metrics_interval_s) const {
+  // The samples newer than look_back_period_s when a push prunes the store:
+  // one per record interval (metrics_utils.py:166-193@5866967).
+  const double n = look_back_period_s / record_interval(look_back_period_s, metrics_interval_s);
+  return n >= 1e15 ? static_cast<std::size_t>(1e15) : static_cast<std::size_t>(std::max(1.0, std::ceil(n - 1e-9)));
 }
 
 int ray_desired_replicas(const ReplicaAutoscalingConfig& cfg, double total, int running) {

@@ -5,6 +5,7 @@
 // delay counter), decided once per controller loop (kControlLoopIntervalS).
 // The `ray` variant is Ray Serve's default policy (docs/serving.md lists the
 // facts and where in Ray's source each comes from).
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -43,6 +44,8 @@ const char* version_name(RayServeVersion v);
 // How the controller totals the handles' reports (aggregation_function).
 enum class MetricAggregation { kMean, kMax, kMin };
 const char* aggregation_name(MetricAggregation a);
+// "mean", "max" or "min" in any case, as config.py:680-685@5866967 reads it.
+std::optional<MetricAggregation> aggregation_from_name(std::string name);
 
 // Settings of the Ray Serve installation rather than of a deployment: its
 // version and the environment variables of its controller and handles.
@@ -56,6 +59,8 @@ struct RayServeSettings {
   double record_interval_s = kMetricRecordIntervalS;            // k2025_10_06
   // The interval a handle samples at for a deployment of this config.
   double record_interval(double look_back_period_s, double metrics_interval_s) const;
+  // The samples a handle's look-back window holds (at least 1).
+  std::size_t samples_per_window(double look_back_period_s, double metrics_interval_s) const;
 };
 
 // Ray Serve's AutoscalingConfig, by its names and defaults.

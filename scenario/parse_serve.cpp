@@ -1,7 +1,6 @@
 // $.apps[i].serve: Ray Serve's deployment options by Ray's names, the
 // replica's work, and the traffic (docs/serving.md, docs/scenario-format.md).
 #include <algorithm>
-#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -118,13 +117,10 @@ ReplicaAutoscalingConfig parse_autoscaling(Obj& o) {
   c.upscaling_factor = nullable_number(o, "upscaling_factor", 0, 100, true);
   c.downscaling_factor = nullable_number(o, "downscaling_factor", 0, 100, true);
   if (o.has("aggregation_function")) {
-    // Case-insensitive, as config.py:680-685@5866967 reads it.
-    std::string f = o.string("aggregation_function", "");
-    std::transform(f.begin(), f.end(), f.begin(), [](unsigned char ch) { return std::tolower(ch); });
-    if (f == "mean") c.aggregation_function = MetricAggregation::kMean;
-    else if (f == "max") c.aggregation_function = MetricAggregation::kMax;
-    else if (f == "min") c.aggregation_function = MetricAggregation::kMin;
-    else o.fail(o.at("aggregation_function"), "expected \"mean\", \"max\" or \"min\", got \"" + o.string("aggregation_function", "") + "\"");
+    const std::string f = o.string("aggregation_function", "");
+    const auto a = aggregation_from_name(f);
+    if (!a) o.fail(o.at("aggregation_function"), "expected \"mean\", \"max\" or \"min\", got \"" + f + "\"");
+    c.aggregation_function = *a;
   }
   c.policy = o.string("policy", c.policy);
   if (!PolicyRegistry::instance().has(ReplicaAutoscalingPolicy::kModel, c.policy)) {
@@ -321,14 +317,13 @@ void parse_serve(Obj& ao, AppSpec& a, Scenario& s) {
     // controller aggregates, each decision reads the whole window.
     const RayServeSettings& ray = s.control.ray_serve;
     const int cap = ray.aggregate_at_controller ? kMaxAggregatedSamplesPerWindow : kMaxSamplesPerWindow;
-    const double per_window =
-        sv.autoscaling->look_back_period_s /
-        ray.record_interval(sv.autoscaling->look_back_period_s, sv.autoscaling->metrics_interval_s);
-    if (per_window > cap)
+    const std::size_t per_window =
+        ray.samples_per_window(sv.autoscaling->look_back_period_s, sv.autoscaling->metrics_interval_s);
+    if (per_window > static_cast<std::size_t>(cap))
       co.fail(co.at("look_back_period_s"),
               "expected at most " + std::to_string(cap) +
                   " handle samples in a look-back window (look_back_period_s over the record interval, " +
-                  format_number(per_window) + " here; ray_serve.env sets the interval" +
+                  std::to_string(per_window) + " here; ray_serve.env sets the interval" +
                   (ray.aggregate_at_controller ? ", and the controller aggregates" : "") + ")");
     a.replicas = sv.autoscaling->starting_replicas();
   }

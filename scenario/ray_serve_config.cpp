@@ -205,10 +205,9 @@ class Importer {
         else if (k == "downscale_to_zero_delay_s") {
           to_zero = v.is_null() ? -1 : r_.number(v, p, 0, HUGE_VAL, false);
         } else if (k == "aggregation_function") {
-          std::string f = r_.string(v, p);
-          std::transform(f.begin(), f.end(), f.begin(), [](unsigned char c) { return std::tolower(c); });
-          if (f != "mean" && f != "max" && f != "min")
-            r_.fail(p, "expected mean, max or min (any case), got \"" + v.get<std::string>() + "\"");
+          const auto a = aggregation_from_name(r_.string(v, p));
+          if (!a) r_.fail(p, "expected mean, max or min (any case), got \"" + v.get<std::string>() + "\"");
+          const std::string f = aggregation_name(*a);
           aggregation = f;
           if (f != "mean")
             r_.note(p, "aggregation_function " + f + ": used, as by Ray, only where the controller aggregates "
