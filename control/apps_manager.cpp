@@ -136,8 +136,8 @@ void AppsManager::check_deploy(const std::string& id) {
     return;
   }
   const auto view = gpu_view();
+  memory_.resizing(app);
   app.sizing = ctx_.policies.sizing->size(sizing_request(app.spec), view);
-  memory_.changed(app);
   trace_.record(exec_.now(), "sizing",
                 {{"app", id}, {"branch", app.sizing.branch}, {"num_gpus", app.sizing.num_gpus},
                  {"vram_mb", app.sizing.vram_mb ? Json(*app.sizing.vram_mb) : Json()},

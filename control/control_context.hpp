@@ -41,7 +41,11 @@ struct ControlConfig {
   Duration stop_poll = 3 * kSecond;
   Duration cancel_poll = 1 * kSecond;
   std::size_t status_history = 100;
+  // How often a live backend's device readings are taken.
   Duration memory_sample_period = 10 * kSecond;
+  // A GPU replica pushes its device's memory at each Serve health check:
+  // DEFAULT_HEALTH_CHECK_PERIOD_S (serve/_private/constants.py:263@5866967ffd).
+  Duration health_check_period = 10 * kSecond;
   LatencyModel runtime_env_install = LatencyModel::fixed(0);
   LatencyModel replica_init = LatencyModel::fixed(0);
   // close_all's return to the process's exit (RayCluster.stop's

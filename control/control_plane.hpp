@@ -61,6 +61,10 @@ class ControlPlane final : public BackendListener {
   void node_registered(NodeSpec spec) override;
   void node_lost(const std::string& job_id, const std::string& reason) override;
 
+  // The GPU replicas' memory pushes up to now, into the cluster state: call
+  // before reading the status.
+  void settle_gpu_memory_reports() { memory_.settle(); }
+
   const std::map<std::string, AppRecord>& apps() const { return apps_.apps(); }
   const AppRecord* app(const std::string& id) const { return apps_.app(id); }
   bool shut_down() const { return ctx_.exited; }

@@ -1,63 +1,89 @@
 #include "control/replica_memory.hpp"
 
-#include <vector>
-
 namespace vramsim {
 
 void ReplicaMemory::running(const AppRecord& app, DemandId demand, std::size_t index) {
   const ReplicaRecord& r = app.replicas[index];
-  running_[demand] = RunningRef{&app, index};
-  if (r.device < 0) return;
-  running_on_[{r.node, r.device}].insert(demand);
-  dirty_.insert({r.node, r.device});
+  if (r.device < 0) return;  // no GPU: no sampler, no push
+  const SimTime now = ctx_.exec.now();
+  settle(r.node, now);
+  running_[demand] = Reporter{&app, index, now};
+  on_node_[r.node].insert(demand);
+  // The first health check's push, with this replica on its device.
+  ctx_.cluster.report_gpu_memory(r.node, device_used_bytes(r.node, r.device), now);
 }
 
 void ReplicaMemory::stopped(DemandId demand) {
   auto it = running_.find(demand);
   if (it == running_.end()) return;
-  const ReplicaRecord& r = it->second.app->replicas[it->second.index];
-  if (r.device >= 0) {
-    const DeviceKey key{r.node, r.device};
-    auto on = running_on_.find(key);
-    on->second.erase(demand);
-    if (on->second.empty()) running_on_.erase(on);
-    dirty_.insert(key);
-  }
+  const NodeId node = record(it->second).node;
+  settle(node, ctx_.exec.now());
   running_.erase(it);
+  auto on = on_node_.find(node);
+  on->second.erase(demand);
+  if (on->second.empty()) on_node_.erase(on);
+  // The node's last push stands until it is stale or another replica pushes.
 }
 
-void ReplicaMemory::changed(const AppRecord& app) {
+void ReplicaMemory::resizing(const AppRecord& app) {
+  std::set<NodeId> nodes;
   for (const auto& r : app.replicas)
-    if (r.device >= 0 && running_.count(r.demand)) dirty_.insert({r.node, r.device});
+    if (running_.count(r.demand)) nodes.insert(r.node);
+  for (const auto& n : nodes) settle(n, ctx_.exec.now());
+}
+
+void ReplicaMemory::settle() {
+  const SimTime now = ctx_.exec.now();
+  for (const auto& [node, on] : on_node_) settle(node, now);
 }
 
 void ReplicaMemory::sample() {
-  // The node agent's report of what the driver sees: the declared observed
-  // peak of each running replica on its device. Only devices whose replicas
-  // changed are read again; the sweep marks every device observed now.
-  std::vector<ClusterState::DeviceReading> changed;
-  changed.reserve(dirty_.size());
-  for (const auto& key : dirty_) {
-    std::int64_t used = 0;
-    if (auto on = running_on_.find(key); on != running_on_.end())
-      for (DemandId demand : on->second) {
-        const RunningRef& ref = running_.at(demand);
-        const AppRecord& app = *ref.app;
-        if (app.replicas[ref.index].life.state() != ReplicaState::Running) continue;
-        const auto mb = replica_device_mb(app.spec).value_or(app.sizing.vram_mb.value_or(0));
-        used += mb * 1024 * 1024;
-      }
-    changed.push_back({key.first, key.second, used});
+  if (!ctx_.backend.measures_memory()) return;  // the declared sizes need no pass
+  for (const Node* n : ctx_.cluster.alive_nodes())
+    for (const auto& d : n->devices())
+      if (auto o = ctx_.backend.observed_memory(n->spec.slurm_job_id, d.index))
+        ctx_.cluster.observe_device_memory(n->id, d.index, o->used_bytes, o->at);
+  settle();
+}
+
+void ReplicaMemory::settle(const NodeId& node, SimTime now) {
+  auto on = on_node_.find(node);
+  if (on == on_node_.end()) return;
+  const Duration period = ctx_.cfg.health_check_period;
+  // Each replica's last push at or before now; the latest one is the node's
+  // (a tie: the replica RUNNING later, then the later demand).
+  const Reporter* last = nullptr;
+  SimTime last_at = 0;
+  for (DemandId demand : on->second) {
+    const Reporter& r = running_.at(demand);
+    const SimTime at = r.since + (now - r.since) / period * period;
+    if (!last || at > last_at || (at == last_at && r.since >= last->since)) {
+      last = &r;
+      last_at = at;
+    }
   }
-  dirty_.clear();
-  ctx_.cluster.sweep_device_memory(ctx_.exec.now(), changed);
-  // A backend that measures driver memory (live agents) overrides the
-  // declared figures where it has a reading.
+  const Node* n = ctx_.cluster.node(node);
+  if (!last || !n) return;
+  // A push no later than the node's report is already there.
+  if (n->gpu_memory_report && last_at <= n->gpu_memory_report->at) return;
+  ctx_.cluster.report_gpu_memory(node, device_used_bytes(node, record(*last).device), last_at);
+}
+
+std::int64_t ReplicaMemory::device_used_bytes(const NodeId& node, int device) const {
   if (ctx_.backend.measures_memory())
-    for (const Node* n : ctx_.cluster.alive_nodes())
-      for (const auto& d : n->devices())
-        if (auto o = ctx_.backend.observed_memory(n->spec.slurm_job_id, d.index))
-          ctx_.cluster.observe_device_memory(n->id, d.index, o->used_bytes, o->at);
+    if (const Node* n = ctx_.cluster.node(node))
+      if (auto o = ctx_.backend.observed_memory(n->spec.slurm_job_id, device)) return o->used_bytes;
+  std::int64_t used = 0;
+  if (auto on = on_node_.find(node); on != on_node_.end())
+    for (DemandId demand : on->second) {
+      const Reporter& r = running_.at(demand);
+      const AppRecord& app = *r.app;
+      const ReplicaRecord& rec = record(r);
+      if (rec.device != device || rec.life.state() != ReplicaState::Running) continue;
+      const auto mb = replica_device_mb(app.spec).value_or(app.sizing.vram_mb.value_or(0));
+      used += mb * 1024 * 1024;
+    }
+  return used;
 }
 
 }  // namespace vramsim

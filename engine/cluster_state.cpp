@@ -127,7 +127,6 @@ NodeId ClusterState::add_node(NodeSpec spec, SimTime now) {
   if (nodes_.back().alive()) totals_.vram_total += nodes_.back().total().get_amount(kVramMBId);
   usage_dirty_.push_back(0);
   usage_changed(i);
-  unswept_.push_back(i);
   ++membership_version_;
   reindex(i);
   capacity_grew();
@@ -505,19 +504,8 @@ void ClusterState::observe_device_memory(const NodeId& id, int device, std::int6
   n->devices()[device].observed_at = now;
 }
 
-void ClusterState::sweep_device_memory(SimTime now, const std::vector<DeviceReading>& changed) {
-  for (std::size_t i : unswept_)
-    if (nodes_[i].alive())
-      for (auto& d : nodes_[i].devices()) {
-        d.observed_used_bytes = 0;
-        d.observed_at = now;
-      }
-  unswept_.clear();
-  swept_at_ = now;
-  for (const auto& r : changed) {
-    Node* n = node(r.node);
-    if (n && n->alive()) observe_device_memory(r.node, r.device, r.used_bytes, now);
-  }
+void ClusterState::report_gpu_memory(const NodeId& id, std::int64_t used, SimTime at) {
+  if (Node* n = node(id)) n->gpu_memory_report = GpuMemoryReport{used, at};
 }
 
 }  // namespace vramsim

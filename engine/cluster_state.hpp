@@ -62,11 +62,19 @@ struct NodeSpec {
   std::string accelerator_type; // short model name, e.g. "A100"
 };
 
+// The node's GPU memory as the status knows it: the last value a GPU replica
+// on the node pushed (device-wide bytes in use on its own device) and when.
+struct GpuMemoryReport {
+  std::int64_t used_bytes = 0;
+  SimTime at = 0;
+};
+
 struct Node {
   NodeId id;
   NodeSpec spec;
   ResourceSet available;
   SimTime registered_at = 0;
+  std::optional<GpuMemoryReport> gpu_memory_report;  // none pushed yet
   Lifecycle<NodeState> life{NodeState::Alive, &kNodeTransitions};
   std::vector<GpuDevice>& devices() { return spec.devices; }
   const std::vector<GpuDevice>& devices() const { return spec.devices; }
@@ -218,20 +226,12 @@ class ClusterState {
   // Placement decided by `chooser` from now on (null: the built-in first fit).
   void set_placement_chooser(std::shared_ptr<const PlacementChooser> chooser) { chooser_ = std::move(chooser); }
 
-  // Driver-observed memory on a device (bytes) at time `now`.
+  // Driver-observed memory on a device (bytes) at time `now` (a backend that
+  // measures it: live node agents).
   void observe_device_memory(const NodeId& node, int device, std::int64_t used_bytes, SimTime now);
-  // A sweep of the node agents at `now`: every alive device is observed, with
-  // the readings in `changed` and otherwise its last reading (0 for a node
-  // new since the last sweep). Costs O(changed + new nodes), not O(devices):
-  // the sweep's time stands for every device's, see observed_at().
-  struct DeviceReading {
-    NodeId node;
-    int device = 0;
-    std::int64_t used_bytes = 0;
-  };
-  void sweep_device_memory(SimTime now, const std::vector<DeviceReading>& changed);
-  // When the device's reading was last taken: its own time or the last sweep's.
-  SimTime observed_at(const GpuDevice& d) const { return std::max(d.observed_at, swept_at_); }
+  // A GPU replica on the node pushed its device's used bytes at `at`; the
+  // node keeps only the last push (unknown node: ignored).
+  void report_gpu_memory(const NodeId& node, std::int64_t used_bytes, SimTime at);
 
  private:
   // Pending demands with one request; ids ascend with submission, so the
@@ -292,8 +292,6 @@ class ClusterState {
   std::set<std::uint32_t> ready_;    // of those, the ones not blocked
   std::unordered_map<DemandId, Placement> placed_;
   std::vector<std::vector<DemandId>> placed_on_;  // by node index
-  std::vector<std::size_t> unswept_;  // nodes added since the last memory sweep
-  SimTime swept_at_ = INT64_MIN;      // no sweep yet
   DemandId next_demand_ = 1;
   std::uint64_t next_node_ = 1;
 };

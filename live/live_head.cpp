@@ -262,6 +262,7 @@ void LiveHead::open_status_listener() {
   if (opt_.status_port < 0) return;
   status_listener_ = std::make_unique<StatusListener>(
       io_, endpoints_.status_bind, static_cast<unsigned short>(opt_.status_port), [this] {
+        control_->settle_gpu_memory_reports();
         const Json state = get_cluster_state(cluster_, exec_->now(), status_opts_);
         std::string text = "status at " + format_seconds(exec_->now()) + " s (live " + out_.run_id +
                            "): " + vram_summary(state) + "\n";

@@ -35,16 +35,15 @@ std::optional<std::int64_t> gpu_memory_total(const Node& n) {
   return sum;
 }
 
-// Observed use: every device must have a sample, and the oldest one must be
-// recent, else a sum would mix current and stale (or missing) readings.
-std::optional<std::int64_t> gpu_memory_used(const ClusterState& c, const Node& n, SimTime now, Duration max_age) {
+// Observed use as the real status serves it: one value per node, the last
+// push of any GPU replica there (last write wins), if it is at most max_age
+// old; else "NA" (an idle GPU node, or no live reporter).
+// proxy_actor.py:476-490, :612-622, GPU_SAMPLE_STALE_SECONDS :86 @1725d5c.
+std::optional<std::int64_t> gpu_memory_used(const Node& n, SimTime now, Duration max_age) {
   if (n.devices().empty()) return 0;
-  std::int64_t sum = 0;
-  for (const auto& d : n.devices()) {
-    if (!d.observed_used_bytes || now - c.observed_at(d) > max_age) return std::nullopt;
-    sum += *d.observed_used_bytes;
-  }
-  return sum;
+  const auto& r = n.gpu_memory_report;
+  if (!r || now - r->at > max_age) return std::nullopt;
+  return r->used_bytes;
 }
 
 std::string printf_string(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -85,7 +84,7 @@ struct Rollup {
 };
 
 // One node's entry in the status, its figures added to the rollup.
-Json node_entry(const ClusterState& cluster, const Node& n, SimTime now, const StatusOptions& opts, Rollup& r) {
+Json node_entry(const Node& n, SimTime now, const StatusOptions& opts, Rollup& r) {
   const ResourceSet& total = n.total();
   auto used = [&](const std::string& k) {
     return total.get_amount(k) - n.available.get_amount(k);
@@ -96,7 +95,7 @@ Json node_entry(const ClusterState& cluster, const Node& n, SimTime now, const S
   const std::int64_t vram_t = whole(total.get_amount(kVramMB)), vram_u = whole(used(kVramMB));
   const std::int64_t mem_t = whole(total.get_amount(kMemory)), mem_u = whole(used(kMemory));
   const auto gmem_t = gpu_memory_total(n);
-  const auto gmem_u = gpu_memory_used(cluster, n, now, opts.observed_max_age);
+  const auto gmem_u = gpu_memory_used(n, now, opts.observed_max_age);
   const std::string device = !n.spec.accelerator_type.empty() ? n.spec.accelerator_type
                              : n.devices().empty()           ? std::string()
                                                              : n.devices().front().model;
@@ -159,7 +158,7 @@ Json get_cluster_state(const ClusterState& cluster, SimTime now, const StatusOpt
   Rollup r;
   for (const Node* n : cluster.alive_nodes()) {
     if (opts.exclude_head_node && n->spec.head) continue;
-    nodes[n->id] = node_entry(cluster, *n, now, opts, r);
+    nodes[n->id] = node_entry(*n, now, opts, r);
   }
 
   Json c = Json::object();

@@ -484,9 +484,14 @@ void ScenarioDriver::attach() {
   w_.trace.add_sink(watcher_);
 }
 
+Json ScenarioDriver::status_now() {
+  w_.control.settle_gpu_memory_reports();
+  return get_cluster_state(w_.cluster, w_.exec.now(), status_opts_);
+}
+
 Json ScenarioDriver::take_status(const std::string& source, const Json& expect, const std::string& path) {
   const SimTime now = w_.exec.now();
-  Json state = get_cluster_state(w_.cluster, now, status_opts_);
+  Json state = status_now();
   auto lines = format_status_lines(state);
   result_.status_lines.push_back("status at " + format_seconds(now) + " s (" + source + "): " + vram_summary(state));
   for (const auto& l : format_status_text(state)) result_.status_lines.push_back(l);
@@ -567,7 +572,7 @@ void ScenarioDriver::schedule(const std::vector<Duration>& status_at, std::optio
     csv_->write(status_csv_header() + "\n");
     timeline_ = w_.exec.every(*status_every, [this] {
       const SimTime now = w_.exec.now();
-      for (const auto& row : status_csv_rows(get_cluster_state(w_.cluster, now, status_opts_), now))
+      for (const auto& row : status_csv_rows(status_now(), now))
         csv_->write(row + "\n");
     }, 0);
   }

@@ -65,6 +65,8 @@ class ScenarioDriver {
   // Runs after every action (live: is the run over?).
   std::function<void()> after_action;
 
+  // The status as a query now sees it (the GPU memory pushes settled first).
+  Json status_now();
   // A status snapshot now: printed lines kept, traced, `expect` checked.
   Json take_status(const std::string& source, const Json& expect, const std::string& path);
   // Stops the timeline; traces unplaced demand and run_ended (with `end_fields`

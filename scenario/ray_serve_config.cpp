@@ -359,7 +359,7 @@ class Importer {
         r_.note(p, "read, not modelled (a replica stops at once)");
       } else if (k == "health_check_period_s" || k == "health_check_timeout_s") {
         r_.number(v, p, 0, HUGE_VAL, true);
-        r_.note(p, "read, not modelled (no health checks)");
+        r_.note(p, "read, not modelled (a GPU replica's memory push follows Ray's default period, 10 s)");
       } else if (k == "logging_config") {
         r_.logging_config(v, p);
       } else if (k == "user_config" || k == "placement_group_bundles" || k == "placement_group_strategy" ||

@@ -19,6 +19,7 @@
 #include "control/workers_monitor.hpp"
 #include "models/registry.hpp"
 #include "engine/event_loop.hpp"
+#include "models/status.hpp"
 
 namespace vramsim {
 namespace {
@@ -34,6 +35,7 @@ struct SimOptions {
   Duration ray_stop = 5 * kSecond;
   int max_workers = 1;
   int nodes = 1;  // in the partition
+  int gpus = 1;   // per node, and per worker job (the job's default GPU count)
   Duration introspection_env_build = 20 * kSecond;  // the default
   Duration head_exit = 0;                           // the default
 };
@@ -60,7 +62,7 @@ struct Sim {
     a100.count = o.nodes;
     a100.cpus = 8;
     a100.memory_gb = 128;
-    a100.gpus = 1;
+    a100.gpus = o.gpus;
     a100.gpu_model = "NVIDIA A100-SXM4-40GB";
     a100.accelerator_type = "A100";
     a100.gpu_memory_mb = 40960;
@@ -76,6 +78,7 @@ struct Sim {
     ControlConfig cfg;
     cfg.autoscaler.max_workers = o.max_workers;
     cfg.autoscaler.scale_down_threshold = o.scale_down_threshold;
+    cfg.autoscaler.defaults.gpus = o.gpus;
     cfg.runtime_env_install = LatencyModel::fixed(o.runtime_env_install);
     cfg.introspection_env_build = o.introspection_env_build;
     cfg.head_exit = LatencyModel::fixed(o.head_exit);
@@ -876,6 +879,97 @@ TEST(ShutdownDeploys, RunningAppIsUndeployedBeforeTheWorkersClose) {
   ASSERT_NE(stop, nullptr);
   EXPECT_EQ(*deleted, 100 * kSecond);
   EXPECT_LE(*deleted, stop->t);
+}
+
+// --- GPU memory in the status: each GPU replica pushes its device's use ------------------------
+
+constexpr std::int64_t kMiB = std::int64_t{1} << 20;
+
+// The status's used_gpu_memory of the only worker, at the loop's time now.
+Json worker_gpu_memory(Sim& sim) {
+  sim.control->settle_gpu_memory_reports();
+  const Json state = get_cluster_state(sim.cluster, sim.loop.now());
+  for (const auto& [id, n] : state["nodes"].items())
+    if (!n["head"].get<bool>()) return n["used_gpu_memory"];
+  return Json();
+}
+
+// A worker of two A100s: app a's two replicas share device 0 (8000 MiB each
+// as the driver sees it), app b's whole-GPU replica holds 3000 MiB of device
+// 1. Each replica pushes its own device's use when it runs and every 10 s
+// after (Serve's health check); the node keeps the last push
+// (proxy_actor.py:476-490@1725d5c), so the status flips between 16000 and
+// 3000 MiB, never the 19000 MiB sum.
+TEST(GpuMemoryStatus, LastPushOfAnyReplicaOnTheNodeWins) {
+  SimOptions o;
+  o.gpus = 2;
+  Sim sim("fixed", o);
+  // A worker of two GPUs advertises no VRAM_MB (docs/models.md), so both
+  // apps ask Ray's num_gpus.
+  AppSpec a;
+  a.id = "a";
+  a.num_gpus = 0.25;
+  a.replicas = 2;
+  a.observed_vram_mb = 8000;
+  sim.control->deploy(a);
+  AppSpec b;
+  b.id = "b";
+  b.num_gpus = 1;
+  b.observed_vram_mb = 3000;
+  sim.at(43 * kSecond, [&] { sim.control->deploy(b); });
+  constexpr std::int64_t kA = 16000 * kMiB, kB = 3000 * kMiB;
+  std::map<double, Json> seen;
+  for (double t : {41.0, 47.5, 48.5, 50.5, 57.5, 58.5, 60.5})
+    sim.at(seconds(t), [&seen, &sim, t] { seen[t] = worker_gpu_memory(sim); });
+  sim.loop.run(100 * kSecond);
+
+  const auto ran = sim.of("replica_running");
+  ASSERT_EQ(ran.size(), 3u);
+  // a: tick 10 s + queue 5 + boot 20 + registration 5; b: deployed at 43 s,
+  // its introspection 5 s (the env is cached), a node with a free device.
+  EXPECT_EQ(ran[0].t, 40 * kSecond);
+  EXPECT_EQ(ran[1].t, 40 * kSecond);
+  EXPECT_EQ(ran[2]["app"], "b");
+  EXPECT_EQ(ran[2].t, 48 * kSecond);
+  const auto placed = sim.of("replica_placed");
+  ASSERT_EQ(placed.size(), 3u);
+  EXPECT_EQ(placed[0]["devices"], Json::array({0}));
+  EXPECT_EQ(placed[1]["devices"], Json::array({0}));
+  EXPECT_EQ(placed[2]["devices"], Json::array({1}));
+
+  EXPECT_EQ(seen[41.0], kA) << "a's first push at 40 s: its device holds both replicas";
+  EXPECT_EQ(seen[47.5], kA) << "a's push at 40 s stands until b runs";
+  EXPECT_EQ(seen[48.5], kB) << "b's first push at 48 s";
+  EXPECT_EQ(seen[50.5], kA) << "a pushes again at 50 s";
+  EXPECT_EQ(seen[57.5], kA);
+  EXPECT_EQ(seen[58.5], kB) << "b at 58 s";
+  EXPECT_EQ(seen[60.5], kA) << "a at 60 s";
+}
+
+// A stopped replica pushes no more: its last value stands 30 s
+// (GPU_SAMPLE_STALE_SECONDS, proxy_actor.py:86@1725d5c), then the idle GPU
+// node reads "NA".
+TEST(GpuMemoryStatus, AfterTheLastReplicaStopsTheValueTurnsNAIn30s) {
+  SimOptions o;
+  o.runtime_env_install = 30 * kSecond;  // the node registers at 40 s, the replica runs at 70 s
+  Sim sim("fixed", o);
+  AppSpec a = vram_app("a", 8000);
+  a.observed_vram_mb = 8000;
+  sim.control->deploy(a);
+  std::map<double, Json> seen;
+  sim.at(seconds(95), [&] { sim.control->stop_app("a"); });
+  for (double t : {69.5, 94.5, 110.0, 120.0, 120.5})
+    sim.at(seconds(t), [&seen, &sim, t] { seen[t] = worker_gpu_memory(sim); });
+  sim.loop.run(130 * kSecond);
+  ASSERT_NE(sim.worker_registered(), nullptr);
+  EXPECT_EQ(sim.worker_registered()->t, 40 * kSecond);
+  ASSERT_EQ(sim.of("replica_running").size(), 1u);
+  EXPECT_EQ(sim.of("replica_running")[0].t, 70 * kSecond);
+  EXPECT_EQ(seen[69.5], "NA") << "registered, no GPU replica running yet: no push";
+  EXPECT_EQ(seen[94.5], 8000 * kMiB) << "pushes at 70, 80 and 90 s";
+  EXPECT_EQ(seen[110.0], 8000 * kMiB) << "the push at 90 s, 20 s old";
+  EXPECT_EQ(seen[120.0], 8000 * kMiB) << "30 s old still counts";
+  EXPECT_EQ(seen[120.5], "NA");
 }
 
 }  // namespace

@@ -447,23 +447,16 @@ TEST_F(ClusterStateTest, ObserveDeviceMemory) {
 }
 
 
-TEST_F(ClusterStateTest, MemorySweepObservesEveryAliveDevice) {
+TEST_F(ClusterStateTest, GpuMemoryReportKeepsTheLastPush) {
   const NodeId a = cs.add_node(gpu_node(2), 0);
-  EXPECT_EQ(cs.observed_at(dev(a, 0)), 0) << "no reading, no sweep";
-  cs.sweep_device_memory(10, {{a, 1, 500}});
-  EXPECT_EQ(dev(a, 0).observed_used_bytes, 0) << "a node new since the last sweep reads zero";
-  EXPECT_EQ(dev(a, 1).observed_used_bytes, 500);
-  const NodeId b = cs.add_node(gpu_node(1), 15);
-  cs.sweep_device_memory(20, {{"node-99", 0, 7}, {a, 5, 7}});  // unknown: ignored
-  EXPECT_EQ(dev(a, 1).observed_used_bytes, 500) << "unchanged devices keep their reading";
-  EXPECT_EQ(cs.observed_at(dev(a, 1)), 20) << "and count as observed at the sweep";
-  EXPECT_EQ(dev(b, 0).observed_used_bytes, 0);
-  EXPECT_EQ(cs.observed_at(dev(b, 0)), 20);
-  cs.remove_node(b);
-  cs.sweep_device_memory(30, {{b, 0, 9}});
-  EXPECT_EQ(dev(b, 0).observed_used_bytes, 0) << "a dead node is not read";
-  cs.observe_device_memory(a, 0, 3, 42);
-  EXPECT_EQ(cs.observed_at(dev(a, 0)), 42) << "a later reading of its own wins";
+  EXPECT_FALSE(cs.node(a)->gpu_memory_report.has_value());
+  cs.report_gpu_memory(a, 500, 10);
+  cs.report_gpu_memory(a, 300, 12);
+  ASSERT_TRUE(cs.node(a)->gpu_memory_report.has_value());
+  EXPECT_EQ(cs.node(a)->gpu_memory_report->used_bytes, 300);
+  EXPECT_EQ(cs.node(a)->gpu_memory_report->at, 12);
+  EXPECT_FALSE(dev(a, 0).observed_used_bytes.has_value()) << "a push is the node's, not a device reading";
+  cs.report_gpu_memory("node-99", 7, 13);  // unknown: ignored
 }
 
 TEST_F(ClusterStateTest, BlockedShapeRetriesOnlyWhenCapacityGrows) {

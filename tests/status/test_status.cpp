@@ -69,7 +69,7 @@ ClusterState europa() {
   place(c, DemandKind::Actor, {{kGPU, 0.01}, {kVramMB, 5120}, {kCPU, 1}}, 4);
   // A fifth replica no longer fits the advertised VRAM_MB and stays pending.
   place(c, DemandKind::Actor, {{kGPU, 0.01}, {kVramMB, 5120}, {kCPU, 1}});
-  c.observe_device_memory(id, 0, 6'200'000'000, 100 * kSecond);
+  c.report_gpu_memory(id, 6'200'000'000, 100 * kSecond);
   return c;
 }
 
@@ -79,7 +79,7 @@ ClusterState denbi() {
   const NodeId id =
       c.add_node(gpu_node("10.0.0.5", false, "123", 8, 1, 15360, false, "Tesla T4", "T4"), 0);
   place(c, DemandKind::Actor, {{kGPU, 0.33}, {kCPU, 1}});
-  c.observe_device_memory(id, 0, 4'500'000'000, 110 * kSecond);
+  c.report_gpu_memory(id, 4'500'000'000, 110 * kSecond);
   return c;
 }
 
@@ -239,7 +239,7 @@ TEST(StatusJson, UnobservedDeviceIsNA) {
 TEST(StatusJson, StaleSampleIsNA) {
   ClusterState c;
   const NodeId id = c.add_node(gpu_node("10.0.0.2", false, "7", 8, 1, 24576, true), 0);
-  c.observe_device_memory(id, 0, 1000, 10 * kSecond);
+  c.report_gpu_memory(id, 1000, 10 * kSecond);
   EXPECT_EQ(get_cluster_state(c, 40 * kSecond)["nodes"][id]["used_gpu_memory"], 1000);
   EXPECT_EQ(get_cluster_state(c, 40 * kSecond + 1)["nodes"][id]["used_gpu_memory"], "NA");
   EXPECT_EQ(get_cluster_state(c, 100 * kSecond)["nodes"][id]["used_gpu_memory"], "NA");
@@ -250,18 +250,20 @@ TEST(StatusJson, StaleSampleIsNA) {
   EXPECT_EQ(get_cluster_state(c, 100 * kSecond)["nodes"][id]["total_gpu_memory"], 24576 * kMiB);
 }
 
-TEST(StatusJson, OldestDeviceSampleDecides) {
+TEST(StatusJson, LastPushWinsPerNode) {
+  // Two devices, one value: the node keeps the last push of any replica there
+  // (proxy_actor.py:476-490@1725d5c), never a sum over devices.
   ClusterState c;
   const NodeId id = c.add_node(gpu_node("10.0.0.3", false, "8", 8, 2, 40960, true), 0);
-  c.observe_device_memory(id, 0, 1000, 5 * kSecond);
-  c.observe_device_memory(id, 1, 2000, 50 * kSecond);
-  EXPECT_EQ(get_cluster_state(c, 35 * kSecond)["nodes"][id]["used_gpu_memory"], 3000);
-  EXPECT_EQ(get_cluster_state(c, 36 * kSecond)["nodes"][id]["used_gpu_memory"], "NA");
-  // One device never sampled: the sum would be a lower bound, so NA.
-  ClusterState d;
-  const NodeId id2 = d.add_node(gpu_node("10.0.0.3", false, "8", 8, 2, 40960, true), 0);
-  d.observe_device_memory(id2, 1, 2000, 0);
-  EXPECT_EQ(get_cluster_state(d, 0)["nodes"][id2]["used_gpu_memory"], "NA");
+  EXPECT_EQ(get_cluster_state(c, 0)["nodes"][id]["used_gpu_memory"], "NA") << "no push yet";
+  c.report_gpu_memory(id, 1000, 5 * kSecond);
+  c.report_gpu_memory(id, 2000, 10 * kSecond);
+  EXPECT_EQ(get_cluster_state(c, 35 * kSecond)["nodes"][id]["used_gpu_memory"], 2000);
+  c.report_gpu_memory(id, 1000, 12 * kSecond);
+  EXPECT_EQ(get_cluster_state(c, 35 * kSecond)["nodes"][id]["used_gpu_memory"], 1000);
+  EXPECT_EQ(get_cluster_state(c, 42 * kSecond)["nodes"][id]["used_gpu_memory"], 1000) << "30 s old still counts";
+  EXPECT_EQ(get_cluster_state(c, 42 * kSecond + 1)["nodes"][id]["used_gpu_memory"], "NA");
+  c.report_gpu_memory("node-99", 7, 0);  // unknown node: ignored
 }
 
 TEST(StatusJson, UsedGpuIsFractionNotVram) {
@@ -308,9 +310,8 @@ TEST(StatusRollup, SumsTwoNodes) {
   const NodeId w = c.add_node(gpu_node("10.0.0.2", false, "9", 16, 2, 40960, true), 0);
   place(c, DemandKind::Actor, {{kGPU, 0.1}, {kCPU, 0.1}, {kVramMB, 4000}});  // lands on head
   place(c, DemandKind::Actor, {{kGPU, 0.2}, {kCPU, 0.2}, {kVramMB, 30000}, {kMemory, 1e9}});
-  c.observe_device_memory(head, 0, 3'000'000'000, 0);
-  c.observe_device_memory(w, 0, 1'000'000'000, 0);
-  c.observe_device_memory(w, 1, 2'000'000'000, 0);
+  c.report_gpu_memory(head, 3'000'000'000, 0);
+  c.report_gpu_memory(w, 2'000'000'000, 0);
   const Json s = get_cluster_state(c, 0);
   const Json& cl = s["cluster"];
   for (const auto& k : kRollupKeys) {
@@ -327,7 +328,7 @@ TEST(StatusRollup, SumsTwoNodes) {
   EXPECT_EQ(cl["total_gpu"], 3.0);
   EXPECT_EQ(cl["used_vram_mb"], 34000);
   EXPECT_EQ(cl["total_vram_mb"], 24576 + 81920);
-  EXPECT_EQ(cl["used_gpu_memory"], 6'000'000'000);
+  EXPECT_EQ(cl["used_gpu_memory"], 5'000'000'000);
   EXPECT_EQ(cl["total_gpu_memory"], (24576 + 2 * 40960) * kMiB);
   EXPECT_EQ(cl["used_memory"], 1'000'000'000);
 }
@@ -337,7 +338,7 @@ TEST(StatusRollup, SkipsNAOnSomeNodes) {
   c.add_node(cpu_node("10.0.0.1", true, 4), 0);  // no GPUs: 0 for both
   const NodeId a = c.add_node(gpu_node("10.0.0.2", false, "7", 8, 1, 24576, true), 0);
   c.add_node(gpu_node("10.0.0.3", false, "8", 8, 1, 16384, true), 0);  // never sampled
-  c.observe_device_memory(a, 0, 5'000'000'000, 0);
+  c.report_gpu_memory(a, 5'000'000'000, 0);
   const Json cl = get_cluster_state(c, 0)["cluster"];
   EXPECT_EQ(cl["used_gpu_memory"], 5'000'000'000);
   EXPECT_EQ(cl["total_gpu_memory"], (24576 + 16384) * kMiB);
@@ -423,7 +424,7 @@ TEST(StatusLine, HeadWithBookedVram) {
   const NodeId h =
       c.add_node(gpu_node("172.17.0.3", true, "", 8, 1, 24576, true, "NVIDIA GeForce RTX 3090", "G"), 0);
   place(c, DemandKind::Actor, {{kGPU, 0.01}, {kVramMB, 5120}, {kCPU, 2}}, 4);
-  c.observe_device_memory(h, 0, 6'200'000'000, 0);
+  c.report_gpu_memory(h, 6'200'000'000, 0);
   EXPECT_EQ(format_status_lines(get_cluster_state(c, 0)),
             std::vector<std::string>{
                 "  172.17.0.3 [HEAD] G GPU: 0.04/1 booked: 20480/24576 MB  VRAM: 5.8/24.0 GiB  CPU: 8/8"});
@@ -433,7 +434,7 @@ TEST(StatusLine, WorkerWithoutVramMb) {
   ClusterState c;
   const NodeId w = c.add_node(gpu_node("10.0.0.5", false, "5", 8, 1, 24576, false, "Tesla T4", "T4"), 0);
   place(c, DemandKind::Actor, {{kGPU, 0.99}, {kCPU, 6}});
-  c.observe_device_memory(w, 0, 6'200'000'000, 0);
+  c.report_gpu_memory(w, 6'200'000'000, 0);
   EXPECT_EQ(format_status_lines(get_cluster_state(c, 0)),
             std::vector<std::string>{"  10.0.0.5 [worker] T4 GPU: 0.99/1 VRAM: 5.8/24.0 GiB  CPU: 6/8"});
 }
@@ -451,7 +452,7 @@ TEST(StatusLine, UnknownObservedMemoryPrintsNA) {
 TEST(StatusLine, NoAcceleratorTypePrintsPythonsNone) {
   ClusterState c;
   const NodeId w = c.add_node(gpu_node("10.0.0.8", false, "8", 4, 1, 16384, false, "Tesla V100", ""), 0);
-  c.observe_device_memory(w, 0, 0, 0);
+  c.report_gpu_memory(w, 0, 0);
   const Json s = get_cluster_state(c, 0);
   EXPECT_EQ(s["nodes"][w]["gpu_device_name"], "Tesla V100");
   EXPECT_TRUE(s["nodes"][w]["accelerator_type"].is_null());
@@ -483,7 +484,7 @@ TEST(StatusText, ClusterLineThenGpuThenCpuOnlySections) {
   c.add_node(cpu_node("10.0.0.1", false, 8), 0);
   const NodeId g = c.add_node(gpu_node("10.0.0.5", false, "5", 8, 1, 24576, true, "NVIDIA GeForce RTX 3090", "G"), 0);
   place(c, DemandKind::Actor, {{kGPU, 0.01}, {kVramMB, 5120}, {kCPU, 2}}, 4);
-  c.observe_device_memory(g, 0, 6'200'000'000, 0);
+  c.report_gpu_memory(g, 6'200'000'000, 0);
   EXPECT_EQ(format_status_text(get_cluster_state(c, 0)),
             (std::vector<std::string>{"", "Cluster: 8/16 CPUs, 0.0/1 GPUs", "", "GPU nodes:",
                                       "  10.0.0.5 [worker] G GPU: 0.04/1 booked: 20480/24576 MB  VRAM: 5.8/24.0 GiB  CPU: 8/8",
