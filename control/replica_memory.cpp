@@ -26,10 +26,9 @@ void ReplicaMemory::stopped(DemandId demand) {
 }
 
 void ReplicaMemory::resizing(const AppRecord& app) {
-  std::set<NodeId> nodes;
+  // Settling a node twice at one time is a no-op (its report is that late).
   for (const auto& r : app.replicas)
-    if (running_.count(r.demand)) nodes.insert(r.node);
-  for (const auto& n : nodes) settle(n, ctx_.exec.now());
+    if (running_.count(r.demand)) settle(r.node, ctx_.exec.now());
 }
 
 void ReplicaMemory::settle() {

@@ -255,15 +255,13 @@ void LiveHead::build_world() {
   driver_ = std::make_unique<ScenarioDriver>(sc_, RunView{*exec_, cluster_, *backend_, *control_, trace_}, out_.result);
   driver_->attach();
   trace_.add_sink(std::make_shared<FlushEachEvent>(std::make_shared<JsonLinesSink>(out_.trace_path)));
-  status_opts_ = driver_->status_options();
 }
 
 void LiveHead::open_status_listener() {
   if (opt_.status_port < 0) return;
   status_listener_ = std::make_unique<StatusListener>(
       io_, endpoints_.status_bind, static_cast<unsigned short>(opt_.status_port), [this] {
-        control_->settle_gpu_memory_reports();
-        const Json state = get_cluster_state(cluster_, exec_->now(), status_opts_);
+        const Json state = driver_->status_now();
         std::string text = "status at " + format_seconds(exec_->now()) + " s (live " + out_.run_id +
                            "): " + vram_summary(state) + "\n";
         for (const auto& l : format_status_text(state)) text += l + "\n";

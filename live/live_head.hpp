@@ -78,7 +78,6 @@ class LiveHead {
   std::unique_ptr<ControlPlane> control_;
   std::unique_ptr<ScenarioDriver> driver_;
   std::unique_ptr<StatusListener> status_listener_;
-  StatusOptions status_opts_;
 
   // The run ends once the control plane has shut down and no action is left.
   std::size_t actions_left_ = 0;
