@@ -167,18 +167,56 @@ CriticalPath walk_back(const std::vector<TraceEvent>& events, const Graph& g, st
 
 }  // namespace
 
+namespace {
+
+// Waits a scenario's latencies set (cluster.latency, the introspection's
+// env build and run, sbatch's answer); every other wait is the control
+// plane's mechanism (a pass's phase, the deploy lock, waiting for room).
+bool set_by_input(const std::string& waited) {
+  return waited == "SLURM queue wait" || waited == "node boot" || waited == "registration" ||
+         waited == "runtime env install + replica init" || waited == "introspection" || waited == "sbatch";
+}
+
+}  // namespace
+
 void print_critical_path(const CriticalPath& p, std::ostream& out) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.3f", to_seconds(p.running - p.requested));
   out << "critical path of " << p.app << " to RUNNING (" << buf << " s from the first event):\n";
   SimTime prev = p.steps.empty() ? 0 : p.steps.front().t;
+  // Each wait on the path, summed by what it was spent on, in path order.
+  std::vector<std::pair<std::string, Duration>> inputs, mechanism;
+  auto add = [](std::vector<std::pair<std::string, Duration>>& to, const std::string& what, Duration d) {
+    for (auto& [w, sum] : to)
+      if (w == what) {
+        sum += d;
+        return;
+      }
+    to.emplace_back(what, d);
+  };
   for (const auto& s : p.steps) {
     std::snprintf(buf, sizeof buf, "%10.3f s  %+9.3f s  ", to_seconds(s.t), to_seconds(s.t - prev));
     out << "  " << buf << s.what;
     if (!s.waited.empty() && s.t != prev) out << "   [" << s.waited << "]";
     out << "\n";
+    if (s.t != prev) add(set_by_input(s.waited) ? inputs : mechanism, s.waited.empty() ? "other" : s.waited, s.t - prev);
     prev = s.t;
   }
+  auto line = [&](const char* title, const std::vector<std::pair<std::string, Duration>>& parts) {
+    Duration total = 0;
+    for (const auto& part : parts) total += part.second;
+    std::snprintf(buf, sizeof buf, "%.3f", to_seconds(total));
+    out << "  " << title << ": " << buf << " s";
+    const char* sep = " (";
+    for (const auto& [what, d] : parts) {
+      std::snprintf(buf, sizeof buf, "%.3f", to_seconds(d));
+      out << sep << what << " " << buf << " s";
+      sep = ", ";
+    }
+    out << (parts.empty() ? "\n" : ")\n");
+  };
+  line("set by the scenario's latencies", inputs);
+  line("by the control plane's mechanism", mechanism);
 }
 
 }  // namespace vramsim

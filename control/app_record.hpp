@@ -11,6 +11,7 @@
 #include "engine/cluster_state.hpp"
 #include "engine/lifecycle.hpp"
 #include "control/serve_spec.hpp"
+#include "models/admission.hpp"
 #include "models/sizing.hpp"
 
 namespace vramsim {
@@ -91,6 +92,9 @@ struct AppRecord {
   // once its resource check passed) and not stopped or deleted since; the
   // backoff while it stays unhealthy.
   bool redeploy_tracked = false;
+  // What the last admitted deploy's check summed (`application_resources`),
+  // until the app is stopped: an update's check adds it back to every node.
+  std::optional<AppResources> application_resources;
   int redeploy_failures = 0;
   std::optional<SimTime> redeploy_next_at;
 };

@@ -101,7 +101,8 @@ AdmissionSnapshot AppsManager::admission_snapshot() const {
   s.slurm_mode = cfg_.slurm_mode;
   s.max_workers = cfg_.autoscaler.max_workers;
   s.defaults = cfg_.autoscaler.defaults;
-  s.nodes = HeadroomList::view(cluster_);
+  const StatusNodes* listed = status_nodes_ ? status_nodes_() : nullptr;
+  s.nodes = listed ? HeadroomList::view(*listed) : HeadroomList::view(cluster_);
   if (cfg_.slurm_mode) {
     // _check_resources counts get_num_worker_jobs(): squeue minus the
     // deletions in progress.
@@ -197,22 +198,26 @@ void AppsManager::check_deploy(const std::string& id) {
       demand.gpus = ctx_.policies.sizing->sum_num_gpus(gpus);
     }
   }
-  const auto snap = admission_snapshot();
+  auto snap = admission_snapshot();
+  if (app.application_resources) snap.add_back = *app.application_resources;
   const auto decision = ctx_.policies.admission->check(demand, snap);
   app.admitted = decision.admitted;
   app.admission_reason = decision.reason;
   app.message = decision.message;
-  trace_.record(exec_.now(), "admission",
-                {{"app", id}, {"admitted", decision.admitted}, {"reason", decision.reason},
-                 {"requested", {{"cpus", demand.cpus}, {"gpus", demand.gpus}, {"memory", demand.memory}}},
-                 {"worker_jobs", snap.worker_jobs}, {"unregistered_jobs", snap.unregistered_jobs},
-                 {"max_workers", snap.max_workers}, {"message", decision.message}});
+  Json admission = {{"app", id}, {"admitted", decision.admitted}, {"reason", decision.reason},
+                    {"requested", {{"cpus", demand.cpus}, {"gpus", demand.gpus}, {"memory", demand.memory}}},
+                    {"worker_jobs", snap.worker_jobs}, {"unregistered_jobs", snap.unregistered_jobs},
+                    {"max_workers", snap.max_workers}, {"message", decision.message}};
+  if (app.application_resources)
+    admission["added_back"] = {{"cpus", snap.add_back.cpus}, {"gpus", snap.add_back.gpus}, {"memory", snap.add_back.memory}};
+  trace_.record(exec_.now(), "admission", std::move(admission));
   if (!decision.admitted) {
     set_app_state(app, AppState::DeployFailed, decision.message);
     next_deploy();
     return;
   }
   app.redeploy_tracked = true;
+  app.application_resources = AppResources{demand.cpus, demand.gpus, demand.memory};
   submit_replicas(app, "admitted: " + decision.reason);
   next_deploy();
 }
@@ -272,6 +277,7 @@ void AppsManager::stop_app(const std::string& id) {
   AppRecord& app = it->second;
   // _undeploy_application drops the app and its backoff (manager.py:639-640).
   app.redeploy_tracked = false;
+  app.application_resources.reset();
   app.redeploy_failures = 0;
   app.redeploy_next_at.reset();
   // A deploy of this app still queued or in introspection is abandoned.

@@ -46,6 +46,10 @@ class AppsManager {
   // How the resource check counts worker jobs (get_num_worker_jobs, the
   // workers monitor's); without it, every job squeue lists.
   void count_worker_jobs_with(std::function<int()> count) { worker_jobs_ = std::move(count); }
+  // Where the resource check finds the nodes it scans: the last monitor
+  // pass's status (the workers monitor's); without it, or where it gives
+  // null (no monitor loop), the registered nodes now.
+  void scan_status_nodes_with(std::function<const StatusNodes*()> nodes) { status_nodes_ = std::move(nodes); }
 
   // BioEngine's AppsManager.monitor_applications, the last step of each
   // monitor pass (manager.py:1299-1470@fba5ffe): each tracked app with
@@ -108,6 +112,7 @@ class AppsManager {
   ReplicaMemory& memory_;
 
   std::function<int()> worker_jobs_;
+  std::function<const StatusNodes*()> status_nodes_;
   std::map<std::string, AppRecord> apps_;  // never erased from: records never move
   std::deque<std::string> deploy_queue_;
   bool deploy_lock_ = false;

@@ -13,6 +13,7 @@ ControlPlane::ControlPlane(Executor& exec, ClusterBackend& backend, ClusterState
       shutdown_(ctx_, apps_, monitor_) {
   backend.set_listener(this);
   apps_.count_worker_jobs_with([this] { return monitor_.worker_jobs(); });
+  apps_.scan_status_nodes_with([this] { return monitor_.status_nodes(); });
   monitor_.after_pass = [this] { apps_.monitor_applications(); };
   router_.before_change = [this] { autoscaler_.wake(); };
   apps_.on_replica_running = [this](const AppRecord& a, std::size_t i) { router_.replica_running(a, i); };

@@ -10,7 +10,15 @@ WorkersMonitor::WorkersMonitor(ControlContext& ctx, ReplicaMemory& memory)
       memory_(memory), history_(ctx.cfg.status_history) {}
 
 void WorkersMonitor::start() {
-  if (cfg_.slurm_mode) schedule_tick(cfg_.monitor_tick);
+  if (cfg_.slurm_mode) {
+    // RayCluster.start runs a first monitor_cluster before it reports ready
+    // (ray_cluster.py:1233@fba5ffe). The worker's loop then polls every
+    // `monitor_poll` with its last pass at the epoch (worker.py:277@fba5ffe,
+    // `_last_monitoring = 0`), so its first poll starts a pass; the rest of
+    // the worker's start-up between the two is taken as 0.
+    pass(false);
+    schedule_tick(cfg_.monitor_poll);
+  }
   sampler_ = exec_.every(cfg_.memory_sample_period, [this] { memory_.sample(); }, 0);
 }
 
@@ -63,8 +71,12 @@ void WorkersMonitor::sample_status() {
     if (n->spec.head) continue;
     if (!n->alive()) {
       history_.remove(n->id);
+      status_nodes_.erase(n->id);
       continue;
     }
+    StatusNode& listed = status_nodes_[n->id];
+    listed.total = n->total();
+    listed.available = n->available;
     WorkerUsage w;
     w.node_id = n->id;
     w.job_id = n->spec.slurm_job_id;
@@ -80,7 +92,7 @@ void WorkersMonitor::schedule_tick(Duration delay) {
   monitor_timer_ = exec_.after(delay, [this] {
     monitor_timer_ = 0;
     if (ctx_.exited || ctx_.shutting_down) return;
-    tick();
+    pass(true);
     schedule_tick(next_pass_after(cfg_.monitor_work.sample(ctx_.rng.stream("monitor.work")),
                                   consecutive_errors_ > 0 ? error_backoff(consecutive_errors_) : 0, cfg_.monitor_tick,
                                   cfg_.monitor_poll));
@@ -100,7 +112,7 @@ Duration WorkersMonitor::next_pass_after(Duration work, Duration backoff, Durati
   return slept + polls;
 }
 
-void WorkersMonitor::tick() {
+void WorkersMonitor::pass(bool from_worker_loop) {
   if (ctx_.exited) return;
   last_status_ = exec_.now();  // monitor_cluster: the pass's cluster status
   sample_status();
@@ -141,7 +153,7 @@ void WorkersMonitor::tick() {
       }
       break;
   }
-  if (after_pass) after_pass();
+  if (from_worker_loop && after_pass) after_pass();
 }
 
 // ---------------------------------------------------------------- scale up

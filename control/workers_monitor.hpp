@@ -24,6 +24,7 @@
 #include "control/control_context.hpp"
 #include "control/replica_memory.hpp"
 #include "engine/id_hash.hpp"
+#include "models/admission.hpp"
 #include "models/idle_history.hpp"
 
 namespace vramsim {
@@ -55,6 +56,9 @@ class WorkersMonitor {
   // Whether the cluster status as the last monitor pass saw it lists the
   // node (see last_status_): what `close_all` reads as the workers.
   bool listed_in_status(const std::string& node_id) const;
+  // The worker nodes of that status, with what each had free then: what the
+  // admission check scans. Null where no monitor loop runs (no SLURM).
+  const StatusNodes* status_nodes() const { return cfg_.slurm_mode ? &status_nodes_ : nullptr; }
   // SlurmWorkers.get_num_worker_jobs: squeue's worker jobs minus the
   // deletions in progress (what the autoscaler and the admission check count).
   int worker_jobs() const;
@@ -74,8 +78,11 @@ class WorkersMonitor {
 
  private:
   void schedule_tick(Duration delay);
-  void tick();
-  void sample_status();  // the pass's sample into history_
+  // One pass: `RayCluster.monitor_cluster` (the status snapshot, then the
+  // autoscaler's check_scaling), then, from the worker's loop only, the
+  // apps manager's monitor_applications.
+  void pass(bool from_worker_loop);
+  void sample_status();  // the pass's sample into history_ and status_nodes_
   void scale_up(const ScaleDecision& d, SimTime now, int worker_jobs, const Json& installing);
   // The labels of the actors in creation the snapshot lists, when they alone
   // are its pending demand (the fifth defect, docs/models.md); else empty.
@@ -109,6 +116,7 @@ class WorkersMonitor {
   // had not left by then. Once shutdown stops the loop the snapshot is
   // frozen, so each graceful stop waits its whole grace period.
   std::optional<SimTime> last_status_;
+  StatusNodes status_nodes_;  // kept for the nodes whose usage changed at each pass
   int consecutive_errors_ = 0;  // passes in a row that raised (autoscaler_error)
   std::unordered_map<std::string, SimTime, IdHash> stopping_left_at_;  // nodes being stopped that left, and when
   std::unordered_set<std::string, IdHash> cancel_requested_;  // jobs this process has scancelled

@@ -1,5 +1,6 @@
 #include "models/admission.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -11,8 +12,14 @@ namespace vramsim {
 
 // VRAM_MB is deliberately not checked here, as in the reference system.
 bool node_has_room(const AppDemand& app, const AdmissionSnapshot& s) {
+  const AppResources& back = s.add_back;
+  // free = max(0, total - max(0, used - back)) with used = total - free.
+  auto with_back = [](double free, double total, double add) { return add > 0 ? std::min(total, free + add) : free; };
   return s.nodes.any([&](const NodeHeadroom& n) {
-    if (n.head || n.free_cpu < app.cpus || n.free_gpu < app.gpus || n.free_memory < app.memory) return false;
+    if (n.head || with_back(n.free_cpu, n.total_cpu, back.cpus) < app.cpus ||
+        with_back(n.free_gpu, n.total_gpu, back.gpus) < app.gpus ||
+        with_back(n.free_memory, n.total_memory, back.memory) < app.memory)
+      return false;
     for (const auto& [name, amount] : app.custom)
       if (!n.available || n.available->get_amount(name) < to_amount(amount)) return false;
     return true;

@@ -4,9 +4,11 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/cluster_state.hpp"
+#include "engine/id_hash.hpp"
 #include "models/worker_defaults.hpp"
 
 namespace vramsim {
@@ -20,7 +22,18 @@ struct NodeHeadroom {
   // The node's free resources, its custom ones included (an openb node's
   // `accelerator_type:<models>`); null: it offers no custom resource.
   const ResourceSet* available = nullptr;
+  // Its totals: an update's add-back frees at most what the node has.
+  double total_cpu = 0, total_gpu = 0, total_memory = 0;
 };
+
+// A worker node as the last monitor pass's cluster status lists it
+// (`ProxyActor.get_cluster_state`, what `RayCluster.status["nodes"]`
+// returns until the next pass): its totals and what was free then.
+struct StatusNode {
+  bool head = false;
+  ResourceSet total, available;
+};
+using StatusNodes = std::unordered_map<std::string, StatusNode, IdHash>;
 
 // The registered nodes' headroom, in registration order: a list the caller
 // fills (tests), or read from the cluster as the check goes, so a check that
@@ -34,28 +47,60 @@ class HeadroomList {
     l.cluster_ = &cluster;
     return l;
   }
+  // The nodes of a status snapshot (in no particular order: a check only
+  // asks whether any has room).
+  static HeadroomList view(const StatusNodes& status) {
+    HeadroomList l;
+    l.status_ = &status;
+    return l;
+  }
   // True as soon as `pred` holds for a node.
   template <class Pred>
   bool any(Pred&& pred) const {
+    if (status_) {
+      for (const auto& [id, n] : *status_)
+        if (pred(headroom(id, n.head, n.total, n.available))) return true;
+      return false;
+    }
     if (!cluster_) {
       for (const auto& n : owned_)
         if (pred(n)) return true;
       return false;
     }
-    return cluster_->any_alive_node([&](const Node& n) {
-      return pred(NodeHeadroom{n.id, n.spec.head, to_double(n.available.get_amount(kCPUId)),
-                               to_double(n.available.get_amount(kGPUId)),
-                               to_double(n.available.get_amount(kMemoryId)), &n.available});
-    });
+    return cluster_->any_alive_node([&](const Node& n) { return pred(headroom(n.id, n.spec.head, n.total(), n.available)); });
   }
 
  private:
+  static NodeHeadroom headroom(std::string_view id, bool head, const ResourceSet& total, const ResourceSet& available) {
+    return NodeHeadroom{id,
+                        head,
+                        to_double(available.get_amount(kCPUId)),
+                        to_double(available.get_amount(kGPUId)),
+                        to_double(available.get_amount(kMemoryId)),
+                        &available,
+                        to_double(total.get_amount(kCPUId)),
+                        to_double(total.get_amount(kGPUId)),
+                        to_double(total.get_amount(kMemoryId))};
+  }
   std::vector<NodeHeadroom> owned_;
   const ClusterState* cluster_ = nullptr;
+  const StatusNodes* status_ = nullptr;
+};
+
+// What an update's check adds back to every node's free resources: the
+// resources the app's running deployment was admitted with
+// (`_deployed_applications[id]["application_resources"]`).
+struct AppResources {
+  double cpus = 0, gpus = 0, memory = 0;  // memory in bytes
 };
 
 struct AdmissionSnapshot {
-  HeadroomList nodes;                // registered nodes
+  // The nodes the check scans: in SLURM mode the last monitor pass's status
+  // (manager.py:399-421@fba5ffe reads `ray_cluster.status["nodes"]`), so a
+  // node that registered or a replica placed since is not seen; else the
+  // registered nodes now.
+  HeadroomList nodes;
+  AppResources add_back;             // an update: the app's admitted resources
   bool slurm_mode = true;
   int worker_jobs = 0;               // jobs squeue lists
   int unregistered_jobs = 0;         // jobs with no registered node
@@ -91,7 +136,10 @@ class AdmissionPolicy {
 // GPU, memory and every custom resource of the demand free. The custom
 // resources are not one of the reference system's checks (its apps ask for
 // none); both variants judge them alike, so a pod naming only GPU models no
-// node with room has is rejected instead of waiting forever.
+// node with room has is rejected instead of waiting forever. On an update
+// each node's used CPU, GPU and memory are first lowered by the app's
+// admitted resources (not below 0), whichever node runs it: free becomes
+// min(total, free + add_back), as manager.py:399-421@fba5ffe computes it.
 bool node_has_room(const AppDemand& app, const AdmissionSnapshot& s);
 bool defaults_fit(const AppDemand& app, const WorkerDefaults& d);
 // The rejection as manager.py raises it: "Insufficient resources for

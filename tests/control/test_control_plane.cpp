@@ -145,7 +145,7 @@ TEST(ColdDeploy, FixedAdmitsOnCapacityInFlightAndPacksByVram) {
   const auto ups = sim.of("scale_up");
   ASSERT_EQ(ups.size(), 1u) << "one job for the whole cold start";
   EXPECT_EQ(ups[0]["gpus"], 1);
-  EXPECT_EQ(ups[0].t, 10 * kSecond) << "the first tick, on the introspection task's demand";
+  EXPECT_EQ(ups[0].t, kSecond) << "the worker loop's first pass, on the introspection task's demand";
 
   const TraceEvent* reg = sim.worker_registered();
   ASSERT_NE(reg, nullptr);
@@ -163,8 +163,8 @@ TEST(ColdDeploy, FixedAdmitsOnCapacityInFlightAndPacksByVram) {
   ASSERT_NE(app, nullptr);
   EXPECT_EQ(app->life.state(), AppState::Running);
   ASSERT_TRUE(app->running_at);
-  // tick 10 s + queue 5 s + boot 20 s + registration 5 s.
-  EXPECT_EQ(*app->running_at, 10 * kSecond + kQueueWait + kNodeBoot + kRegistration);
+  // The loop's first pass 1 s + queue 5 s + boot 20 s + registration 5 s.
+  EXPECT_EQ(*app->running_at, kSecond + kQueueWait + kNodeBoot + kRegistration);
 }
 
 TEST(ColdDeploy, LegacyRejectsWhileItsOwnWorkerIsInFlight) {
@@ -232,7 +232,7 @@ TEST(ShutdownWhileQueued, LegacyReturnsEarlyAndTheJobBurnsToItsTimeLimit) {
   const SimJob& j = sim.only_job();
   EXPECT_EQ(j.life.state(), JobState::Timeout);
   ASSERT_TRUE(j.started && j.ended);
-  EXPECT_EQ(*j.started, 10 * kSecond + 10 * kMinute);
+  EXPECT_EQ(*j.started, kSecond + 10 * kMinute);
   EXPECT_EQ(*j.ended - *j.started, 4 * kHour) << "the whole allocation burned";
   EXPECT_EQ(sim.of("node_unclaimed").size(), 1u) << "it joined a head that was gone";
 }
@@ -279,15 +279,16 @@ TEST(ShutdownRace, LegacyCreationTaskCancelsItsJobWhenTheProcessLivesOn) {
 // early and the job survives however long the process lives on. Fixed
 // sweeps it.
 TEST(ShutdownRace, LegacyLeavesAJobWhoseNodeJoinedSinceTheLastPass) {
-  // sbatch at the 10 s pass; queued 6 s, boot 20 s, registration 5 s: the
-  // node joins at 41 s, just after the pass at 40.015 s; the creation task
-  // sees it at its 45 s poll and ends. Shutdown at 47 s.
+  // sbatch at the loop's first pass (1 s); queued 6 s, boot 20 s,
+  // registration 5 s: the node joins at 32 s, just after the pass at
+  // 31.015 s; the creation task sees it at its 36 s poll and ends. Shutdown
+  // at 38 s, before the pass at 41.02 s.
   for (const std::string policy : {"legacy", "fixed"}) {
     Sim sim(policy, {.queue_wait = 6 * kSecond, .head_exit = 5 * kSecond});
     sim.control->deploy(vram_app());
-    sim.loop.run(47 * kSecond);
+    sim.loop.run(38 * kSecond);
     ASSERT_NE(sim.worker_registered(), nullptr) << policy;
-    EXPECT_EQ(sim.worker_registered()->t, 41 * kSecond) << policy;
+    EXPECT_EQ(sim.worker_registered()->t, 32 * kSecond) << policy;
     ASSERT_EQ(sim.of("worker_joined").size(), 1u) << policy;
     const std::string job = sim.only_job().id;
     sim.control->shutdown();
@@ -407,6 +408,98 @@ TEST(ControlPlaneAdmission, OneReplicaPerClassIsWhatTheCheckSums) {
       EXPECT_EQ(sim.of("replicas_submitted").at(0)["replicas"], 3) << "all three replicas are bound";
     }
   }
+}
+
+// --- admission reads the last monitor pass's status -------------------------------------------------
+
+// A CPU-only app of `cpus` CPUs.
+AppSpec cpu_app(std::string id, double cpus) {
+  AppSpec a;
+  a.id = std::move(id);
+  a.cpus = cpus;
+  a.disable_gpu = true;
+  return a;
+}
+
+// A whole partition node of the Sim: 8 CPUs, 1 GPU, 128 GB.
+WorkerJobSize warm_worker() {
+  WorkerJobSize w;
+  w.gpus = 1;
+  w.cpus = 8;
+  w.mem_per_cpu_gb = 16;
+  return w;
+}
+
+// One warm worker of 8 CPUs (registered at 0 s, after RayCluster.start's
+// pass, so first listed by the loop's pass at 1 s), max_workers 1, the
+// introspection env built in 0.5 s. a (6 CPUs) and b (4 CPUs) are deployed
+// together at 6.5 s: a's check at 12 s (0.5 s env + 5 s task) finds the
+// node free and a's replica takes 6 CPUs at once; b's check follows a's
+// task, at 17 s. manager.py:399-421@fba5ffe scans `ray_cluster.status`,
+// the pass of 11.005 s, which shows the node with 8 CPUs free: b is
+// admitted on a node that has 2, and its replica waits for a worker the
+// cluster may not add (the live cluster would have said insufficient).
+// Deployed at 17 s instead, b's check comes at 22 s, after the pass at
+// 21.01 s that saw a's replica: legacy rejects (one job of max_workers 1).
+TEST(AdmissionScan, ReadsTheLastPassesStatusNotTheLiveCluster) {
+  for (const double b_at : {6.5, 17.0}) {
+    SCOPED_TRACE(b_at);
+    Sim sim("legacy", {.introspection_env_build = 500 * kMillisecond});
+    sim.backend->start_warm_worker(warm_worker());
+    sim.at(seconds(6.5), [&] { sim.control->deploy(cpu_app("a", 6)); });
+    sim.at(seconds(b_at), [&] { sim.control->deploy(cpu_app("b", 4)); });
+    sim.loop.run(120 * kSecond);
+    const auto adm = sim.of("admission");
+    ASSERT_EQ(adm.size(), 2u);
+    EXPECT_EQ(adm[0]["app"], "a");
+    EXPECT_EQ(adm[0].t, 12 * kSecond);
+    EXPECT_EQ(adm[0]["reason"], "node_with_room");
+    EXPECT_EQ(adm[1]["app"], "b");
+    EXPECT_EQ(adm[1].t, seconds(b_at == 6.5 ? 17 : 22));
+    EXPECT_EQ(adm[1]["worker_jobs"], 1);
+    const auto b_placed = [&] {
+      for (const auto& e : sim.of("replica_placed"))
+        if (e["app"] == "b") return true;
+      return false;
+    }();
+    if (b_at == 6.5) {
+      EXPECT_EQ(adm[1]["reason"], "node_with_room") << "the pass at 11.005 s saw 8 CPUs free";
+      EXPECT_TRUE(adm[1]["admitted"].get<bool>());
+      EXPECT_FALSE(b_placed) << "2 CPUs are free in fact, and no worker can be added";
+    } else {
+      EXPECT_EQ(adm[1]["reason"], "insufficient") << "the pass at 21.01 s saw a's 6 CPUs";
+      EXPECT_FALSE(adm[1]["admitted"].get<bool>());
+    }
+    EXPECT_TRUE(sim.of("scale_up").empty());
+  }
+}
+
+// An update's check adds the app's admitted resources back to every node's
+// used (manager.py:383-411@fba5ffe). a (6 CPUs) runs on the 8-CPU warm
+// worker from 12 s; redeployed at 96 s asking 7 CPUs, its check at 101 s
+// reads the pass of 91.045 s, which shows a's 6 CPUs: 2 free plus the 6
+// added back is 8, room for 7 (without the add-back: insufficient). A second
+// app c (2 CPUs) deployed at 120 s is checked at 125 s against the pass of
+// 121.06 s, which shows a's new 7 CPUs: 1 free, and c is no update, so
+// nothing is added back: insufficient.
+TEST(AdmissionScan, AnUpdateAddsTheAppsAdmittedResourcesBack) {
+  Sim sim("legacy", {.introspection_env_build = 500 * kMillisecond});
+  sim.backend->start_warm_worker(warm_worker());
+  sim.at(seconds(6.5), [&] { sim.control->deploy(cpu_app("a", 6)); });
+  sim.at(seconds(96), [&] { sim.control->deploy(cpu_app("a", 7)); });
+  sim.at(seconds(120), [&] { sim.control->deploy(cpu_app("c", 2)); });
+  sim.loop.run(200 * kSecond);
+  const auto adm = sim.of("admission");
+  ASSERT_EQ(adm.size(), 3u);
+  EXPECT_FALSE(adm[0].fields.contains("added_back")) << "a first deploy adds nothing back";
+  EXPECT_EQ(adm[1].t, 101 * kSecond);
+  EXPECT_EQ(adm[1]["reason"], "node_with_room") << "2 free + 6 added back";
+  EXPECT_EQ(adm[1]["added_back"]["cpus"], 6.0);
+  EXPECT_EQ(adm[1]["added_back"]["memory"], 0.5 * kGiB) << "the proxy deployment's 0.5 GiB";
+  EXPECT_EQ(adm[2]["app"], "c");
+  EXPECT_EQ(adm[2].t, 125 * kSecond);
+  EXPECT_EQ(adm[2]["reason"], "insufficient");
+  EXPECT_FALSE(adm[2].fields.contains("added_back"));
 }
 
 // --- the monitor loop after an exception ---------------------------------------------------------
@@ -663,7 +756,7 @@ namespace {
 
 // AppBuilder._introspect_via_ray_task: num_cpus=0, so Ray lists it with no
 // required resources. Pending while its runtime env builds (20 s), it makes
-// the first monitor pass scale up "with defaults"; then it runs on the head
+// the worker loop's first monitor pass (1 s) scale up "with defaults"; then it runs on the head
 // (0 CPUs) for 5 s, and build() awaits it: the resource check follows.
 TEST(Introspection, ZeroCpusPendingWhileItsEnvBuildsScalesUpWithDefaultsThenRunsOnTheHead) {
   Sim sim("fixed");
@@ -674,7 +767,7 @@ TEST(Introspection, ZeroCpusPendingWhileItsEnvBuildsScalesUpWithDefaultsThenRuns
   EXPECT_TRUE(submitted[0]["resources"].empty()) << submitted[0]["resources"];
   const auto ups = sim.of("scale_up");
   ASSERT_EQ(ups.size(), 1u);
-  EXPECT_EQ(ups[0].t, 10 * kSecond) << "the first pass, while the task is pending";
+  EXPECT_EQ(ups[0].t, kSecond) << "the worker loop's first pass, while the task is pending";
   EXPECT_TRUE(ups[0]["demand"].empty()) << "scaled up with defaults: " << ups[0]["demand"];
   EXPECT_EQ(ups[0]["gpus"], 1);
   const auto placed = sim.of("task_placed");
@@ -710,20 +803,21 @@ TEST(Introspection, TheEnvIsBuiltOncePerRun) {
 }
 
 // The race the seeds describe needs a monitor pass while the task is
-// pending. An env that builds before the first pass (10 s) leaves no job in
-// flight at the check: legacy then admits on "can spawn a worker".
+// pending. An env that builds before the worker loop's first pass (1 s; the
+// start-up pass at 0 s came before the deploy) leaves no job in flight at
+// the check: legacy then admits on "can spawn a worker".
 TEST(Introspection, AnEnvBuiltBeforeThePassLeavesNoJobInFlightAndLegacyAdmits) {
   SimOptions quick;
-  quick.introspection_env_build = 5 * kSecond;
+  quick.introspection_env_build = 500 * kMillisecond;
   Sim sim("legacy", quick);
   sim.control->deploy(vram_app());
   sim.loop.run(300 * kSecond);
   ASSERT_EQ(sim.of("admission").size(), 1u);
-  EXPECT_EQ(sim.of("admission")[0].t, 10 * kSecond);
+  EXPECT_EQ(sim.of("admission")[0].t, 5500 * kMillisecond);
   EXPECT_EQ(sim.of("admission")[0]["worker_jobs"], 0);
   EXPECT_EQ(sim.of("admission")[0]["admitted"], true);
   EXPECT_EQ(sim.of("admission")[0]["reason"], "can_spawn_worker");
-  Sim slow("legacy");  // 20 s: the pass at 10 s falls in it
+  Sim slow("legacy");  // 20 s: the pass at 1 s falls in it
   slow.control->deploy(vram_app());
   slow.loop.run(300 * kSecond);
   ASSERT_EQ(slow.of("admission").size(), 1u);
@@ -735,24 +829,25 @@ TEST(Introspection, AnEnvBuiltBeforeThePassLeavesNoJobInFlightAndLegacyAdmits) {
 // until its constructor returns, so a replica placed on a node and still
 // installing its runtime env is pending demand to _check_scale_up in both
 // presets. Hand-worked from slurm_workers.py@ad84209/@14b9f29 with this
-// Sim's timings: monitor passes at 10 s and then every 10.005 s (5 ms of
-// work each); the env for introspection builds in 5 s, so legacy admits too
-// (can_spawn_worker) and the pass at 20.005 s scales up for the replica
-// waiting for a node; the node joins 5 + 20 + 5 s later (50.005 s) and the
-// replica installs there for 110 s (running at 160.005 s). The cooldown
-// ends 60 s after a scale-up, so the passes at 80.035 and 140.065 s (60.03 s
+// Sim's timings: monitor passes at 0 s (start-up), 1 s (the worker loop's
+// first) and then every 10.005 s (5 ms of work each); the env for
+// introspection builds in 0.5 s, before the 1 s pass, so legacy admits too
+// (can_spawn_worker, at 5.5 s) and the pass at 11.005 s scales up for the replica waiting for a
+// node; the node joins 5 + 20 + 5 s later (41.005 s) and the replica
+// installs there for 110 s (running at 151.005 s). The cooldown ends 60 s
+// after a scale-up, so the passes at 71.035 and 131.065 s (60.03 s
 // apart) find the replica in creation, below max_workers 4, and each
 // submits a job sized from it: two jobs no replica ever uses, each stopped
 // once idle past the threshold (300 s). `pending=excludes-installing`
 // leaves the replica out: one job.
 TEST(PendingDemand, AReplicaInstallingItsEnvScalesUpMoreJobsInBothPresets) {
   SimOptions o;
-  o.introspection_env_build = 5 * kSecond;
+  o.introspection_env_build = 500 * kMillisecond;
   o.runtime_env_install = 110 * kSecond;
   o.max_workers = 4;
   o.nodes = 4;
   const SimTime pass = 10 * kSecond + 5 * kMillisecond;
-  const SimTime first_up = 10 * kSecond + pass;
+  const SimTime first_up = kSecond + pass;
   const SimTime joined = first_up + kQueueWait + kNodeBoot + kRegistration;
   for (const std::string preset : {"legacy", "fixed"})
     for (const std::string pending : {"", ",pending=excludes-installing"}) {
@@ -814,7 +909,7 @@ TEST(RuntimeEnv, EveryReplicaOnANodeWaitsForTheOneInstall) {
     sim.control->deploy(b);
   });
   sim.loop.run(400 * kSecond);
-  const SimTime registered = 10 * kSecond + kQueueWait + kNodeBoot + kRegistration;
+  const SimTime registered = kSecond + kQueueWait + kNodeBoot + kRegistration;
   const auto running = sim.of("replica_running");
   ASSERT_EQ(running.size(), 3u + 4u);
   for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(running[i].t, registered + 100 * kSecond) << i;
@@ -916,34 +1011,35 @@ TEST(GpuMemoryStatus, LastPushOfAnyReplicaOnTheNodeWins) {
   b.id = "b";
   b.num_gpus = 1;
   b.observed_vram_mb = 3000;
-  sim.at(43 * kSecond, [&] { sim.control->deploy(b); });
+  sim.at(34 * kSecond, [&] { sim.control->deploy(b); });
   constexpr std::int64_t kA = 16000 * kMiB, kB = 3000 * kMiB;
   std::map<double, Json> seen;
-  for (double t : {41.0, 47.5, 48.5, 50.5, 57.5, 58.5, 60.5})
+  for (double t : {32.0, 38.5, 39.5, 41.5, 48.5, 49.5, 51.5})
     sim.at(seconds(t), [&seen, &sim, t] { seen[t] = worker_gpu_memory(sim); });
   sim.loop.run(100 * kSecond);
 
   const auto ran = sim.of("replica_running");
   ASSERT_EQ(ran.size(), 3u);
-  // a: tick 10 s + queue 5 + boot 20 + registration 5; b: deployed at 43 s,
-  // its introspection 5 s (the env is cached), a node with a free device.
-  EXPECT_EQ(ran[0].t, 40 * kSecond);
-  EXPECT_EQ(ran[1].t, 40 * kSecond);
+  // a: the loop's first pass 1 s + queue 5 + boot 20 + registration 5; b:
+  // deployed at 34 s, its introspection 5 s (the env is cached), a node with
+  // a free device (in the status of the pass at 31.015 s).
+  EXPECT_EQ(ran[0].t, 31 * kSecond);
+  EXPECT_EQ(ran[1].t, 31 * kSecond);
   EXPECT_EQ(ran[2]["app"], "b");
-  EXPECT_EQ(ran[2].t, 48 * kSecond);
+  EXPECT_EQ(ran[2].t, 39 * kSecond);
   const auto placed = sim.of("replica_placed");
   ASSERT_EQ(placed.size(), 3u);
   EXPECT_EQ(placed[0]["devices"], Json::array({0}));
   EXPECT_EQ(placed[1]["devices"], Json::array({0}));
   EXPECT_EQ(placed[2]["devices"], Json::array({1}));
 
-  EXPECT_EQ(seen[41.0], kA) << "a's first push at 40 s: its device holds both replicas";
-  EXPECT_EQ(seen[47.5], kA) << "a's push at 40 s stands until b runs";
-  EXPECT_EQ(seen[48.5], kB) << "b's first push at 48 s";
-  EXPECT_EQ(seen[50.5], kA) << "a pushes again at 50 s";
-  EXPECT_EQ(seen[57.5], kA);
-  EXPECT_EQ(seen[58.5], kB) << "b at 58 s";
-  EXPECT_EQ(seen[60.5], kA) << "a at 60 s";
+  EXPECT_EQ(seen[32.0], kA) << "a's first push at 31 s: its device holds both replicas";
+  EXPECT_EQ(seen[38.5], kA) << "a's push at 31 s stands until b runs";
+  EXPECT_EQ(seen[39.5], kB) << "b's first push at 39 s";
+  EXPECT_EQ(seen[41.5], kA) << "a pushes again at 41 s";
+  EXPECT_EQ(seen[48.5], kA);
+  EXPECT_EQ(seen[49.5], kB) << "b at 49 s";
+  EXPECT_EQ(seen[51.5], kA) << "a at 51 s";
 }
 
 // A stopped replica pushes no more: its last value stands 30 s
@@ -951,25 +1047,25 @@ TEST(GpuMemoryStatus, LastPushOfAnyReplicaOnTheNodeWins) {
 // node reads "NA".
 TEST(GpuMemoryStatus, AfterTheLastReplicaStopsTheValueTurnsNAIn30s) {
   SimOptions o;
-  o.runtime_env_install = 30 * kSecond;  // the node registers at 40 s, the replica runs at 70 s
+  o.runtime_env_install = 30 * kSecond;  // the node registers at 31 s, the replica runs at 61 s
   Sim sim("fixed", o);
   AppSpec a = vram_app("a", 8000);
   a.observed_vram_mb = 8000;
   sim.control->deploy(a);
   std::map<double, Json> seen;
-  sim.at(seconds(95), [&] { sim.control->stop_app("a"); });
-  for (double t : {69.5, 94.5, 110.0, 120.0, 120.5})
+  sim.at(seconds(86), [&] { sim.control->stop_app("a"); });
+  for (double t : {60.5, 85.5, 101.0, 111.0, 111.5})
     sim.at(seconds(t), [&seen, &sim, t] { seen[t] = worker_gpu_memory(sim); });
   sim.loop.run(130 * kSecond);
   ASSERT_NE(sim.worker_registered(), nullptr);
-  EXPECT_EQ(sim.worker_registered()->t, 40 * kSecond);
+  EXPECT_EQ(sim.worker_registered()->t, 31 * kSecond);
   ASSERT_EQ(sim.of("replica_running").size(), 1u);
-  EXPECT_EQ(sim.of("replica_running")[0].t, 70 * kSecond);
-  EXPECT_EQ(seen[69.5], "NA") << "registered, no GPU replica running yet: no push";
-  EXPECT_EQ(seen[94.5], 8000 * kMiB) << "pushes at 70, 80 and 90 s";
-  EXPECT_EQ(seen[110.0], 8000 * kMiB) << "the push at 90 s, 20 s old";
-  EXPECT_EQ(seen[120.0], 8000 * kMiB) << "30 s old still counts";
-  EXPECT_EQ(seen[120.5], "NA");
+  EXPECT_EQ(sim.of("replica_running")[0].t, 61 * kSecond);
+  EXPECT_EQ(seen[60.5], "NA") << "registered, no GPU replica running yet: no push";
+  EXPECT_EQ(seen[85.5], 8000 * kMiB) << "pushes at 61, 71 and 81 s";
+  EXPECT_EQ(seen[101.0], 8000 * kMiB) << "the push at 81 s, 20 s old";
+  EXPECT_EQ(seen[111.0], 8000 * kMiB) << "30 s old still counts";
+  EXPECT_EQ(seen[111.5], "NA");
 }
 
 }  // namespace

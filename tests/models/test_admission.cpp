@@ -186,6 +186,40 @@ TEST_P(AdmissionBothVariants, StaticModeNeverSpawns) {
   EXPECT_FALSE(p->check(kApp, s).admitted);
 }
 
+// An update (manager.py:383-421@fba5ffe): used = max(0, used - current)
+// on every node, free = max(0, total - used), so free + current capped at
+// the total. Hand-worked on 8-CPU nodes: 2 free + 6 back = 8 >= 7; a node
+// never holding the app gets the add-back as well (the check does not ask
+// where the app runs); the cap keeps a 4-CPU node at 4.
+TEST_P(AdmissionBothVariants, AnUpdateAddsItsAdmittedResourcesBackOnEveryNodeUpToItsTotal) {
+  const AppDemand seven{"app", 7, 0, 0, 0};
+  auto node = [](double free_cpu, double total_cpu, std::string id) {
+    NodeHeadroom n = worker(free_cpu, 1, 64, std::move(id));
+    n.total_cpu = total_cpu;
+    n.total_gpu = 1;
+    n.total_memory = 64 * kGiB;
+    return n;
+  };
+  AdmissionSnapshot s = snapshot(1, 0);
+  s.nodes.push_back(node(2, 8, "node-1"));
+  EXPECT_EQ(p->check(seven, s).reason, "insufficient") << "no update: 2 free";
+  s.add_back = AppResources{6, 0, 0};
+  EXPECT_EQ(p->check(seven, s).reason, "node_with_room") << "2 + 6 = 8 free";
+  s.add_back = AppResources{4, 0, 0};
+  EXPECT_EQ(p->check(seven, s).reason, "insufficient") << "2 + 4 = 6 free";
+
+  AdmissionSnapshot other = snapshot(1, 0);  // the app's node left; another app fills node-2
+  other.nodes.push_back(node(1, 8, "node-2"));
+  other.add_back = AppResources{6, 0, 0};
+  EXPECT_EQ(p->check(seven, other).reason, "node_with_room") << "1 + 6 on a node the app never ran on";
+
+  AdmissionSnapshot small = snapshot(1, 0);
+  small.nodes.push_back(node(0, 4, "node-3"));
+  small.add_back = AppResources{6, 0, 0};
+  EXPECT_EQ(p->check(AppDemand{"app", 5, 0, 0, 0}, small).reason, "insufficient") << "capped at its 4 CPUs";
+  EXPECT_EQ(p->check(AppDemand{"app", 4, 0, 0, 0}, small).reason, "node_with_room");
+}
+
 TEST(Admission, SharedHelpers) {
   EXPECT_EQ(insufficient_message(kApp, RequestedDict::Fixed), rejection("fixed"));
   EXPECT_EQ(insufficient_message(kApp, RequestedDict::Legacy), rejection("legacy"));

@@ -73,11 +73,11 @@ TEST(ChromeTrace, ColdStartHasTracksAndSlices) {
                                  "process node-1 (10.0.0.1, job 1000)", "job 1000", "vram-test", "vram-test#0"})
     EXPECT_TRUE(t.count(name)) << name;
   ASSERT_TRUE(t.count("job 1000") && t.count("vram-test") && t.count("vram-test#0"));
-  // The job: queued from 10 s (the scale-up) to 20 s, then running until cancelled.
+  // The job: queued from 1 s (the scale-up) to 20 s, then running until cancelled.
   const Json* queued = slice(x.doc, t.at("job 1000"), "queue wait");
   ASSERT_NE(queued, nullptr);
-  EXPECT_EQ((*queued)["ts"], 10 * kSecond);
-  EXPECT_EQ((*queued)["dur"], 10 * kSecond);
+  EXPECT_EQ((*queued)["ts"], 1 * kSecond);
+  EXPECT_EQ((*queued)["dur"], 19 * kSecond);
   const Json* job_running = slice(x.doc, t.at("job 1000"), "running");
   ASSERT_NE(job_running, nullptr);
   EXPECT_EQ((*job_running)["args"]["state"], "CANCELLED");

@@ -73,12 +73,22 @@ TEST(CriticalPath, ColdStartRunsThroughTheWorkerJob) {
   EXPECT_EQ(p.running - p.requested, 181 * kSecond);
   std::map<std::string, SimTime> at;
   for (const auto& s : p.steps) at[s.kind] = s.t;
-  EXPECT_EQ(at["job_started"] - at["job_submitted"], 10 * kSecond);     // queue wait
+  EXPECT_EQ(at["job_started"] - at["job_submitted"], 19 * kSecond);     // queue wait
   EXPECT_EQ(at["node_advertised"] - at["job_started"], 30 * kSecond);   // boot
   EXPECT_EQ(at["replica_running"] - at["replica_placed"], 125 * kSecond);  // env + init
   std::ostringstream out;
   print_critical_path(p, out);
   EXPECT_NE(out.str().find("[SLURM queue wait]"), std::string::npos) << out.str();
+  // The scenario's latencies, 19 + 30 + 6 + (110 + 15) s, and the 1 s to
+  // the worker loop's first monitor pass: 181 s.
+  EXPECT_NE(out.str().find("set by the scenario's latencies: 180.000 s (SLURM queue wait 19.000 s, node boot "
+                           "30.000 s, registration 6.000 s, runtime env install + replica init 125.000 s)"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("by the control plane's mechanism: 1.000 s (pending demand seen by the autoscaler tick "
+                           "1.000 s)"),
+            std::string::npos)
+      << out.str();
 }
 
 TEST(CriticalPath, OnlyRequestedWhenAsked) {

@@ -19,7 +19,7 @@ const char* kRandomScenario = R"({
     "max_workers": 1,
     "partition": [{"count": 2, "cpus": 16, "memory_gb": 256, "gpus": 1, "gpu": "A100-SXM4-40GB"}],
     "latency": {
-      "queue_wait": {"dist": "uniform", "min": "20s", "max": "40s"},
+      "queue_wait": {"dist": "uniform", "min": "29s", "max": "49s"},
       "node_boot": {"dist": "lognormal", "median": "30s", "sigma": 0.3},
       "registration": {"dist": "exponential", "mean": "3s"},
       "runtime_env_install": "90s", "replica_init": "5s"}},

@@ -100,7 +100,7 @@ TEST(RelativeTime, NeverBeforeHoldsAndFails) {
   EXPECT_TRUE(only(held).held) << only(held).why;
   auto failed = run_text(kScaleDown, R"([{"event": "scale_down", "before": {"event": "job_ended"}, "count": 0}])");
   EXPECT_FALSE(only(failed).held);
-  EXPECT_EQ(only(failed).why, "seen 1 time(s), first at 420.205 s");
+  EXPECT_EQ(only(failed).why, "seen 1 time(s), first at 421.210 s");
 }
 
 TEST(Invariants, MaxWorkerJobsIsCheckedAtEveryEvent) {
@@ -230,9 +230,10 @@ TEST(HeadAdvertisement, MigHeadStillAdvertisesTheWholeDevice) {
 // after the threshold. No latency here is set to make that sum. The checks'
 // phase starts at the first pass after the replica runs (an installing
 // replica is pending demand, and no check runs while demand is pending):
-// passes at 10 s + 10.005 s k, the replica running at 55 s, checks at
-// 60.025 s + 60.03 s k; a delete at 270 s, just before the pass at 270.13 s,
-// meets the check at 360.175 s (90.045 s later): scancel 102.175 s after.
+// passes at 0 s, then 1 s + 10.005 s k, the replica running at 55 s, checks
+// at 61.03 s + 60.03 s k; a delete at 271 s, just before the pass at
+// 271.135 s, meets the check at 361.18 s (90.045 s later): scancel 102.18 s
+// after.
 TEST(ScaleDownBySeedFigure, ScancelComesThresholdPlusTheStopWaitPlusThePhase) {
   const std::string after = R"([{"event": "jobs_cancelled", "after": )" + std::string(kDeleted);
   for (int half_s = 0; half_s <= 120; ++half_s) {  // one check period, half a second apart
@@ -246,7 +247,7 @@ TEST(ScaleDownBySeedFigure, ScancelComesThresholdPlusTheStopWaitPlusThePhase) {
     EXPECT_TRUE(r.expectations[1].held) << half_s << ": " << r.expectations[1].why;
   }
   std::string edge = kScaleDown;
-  edge.replace(edge.find("305s"), 4, "270s");
+  edge.replace(edge.find("305s"), 4, "271s");
   auto r = run_text(edge, after + R"(, "within": "102250ms", "count": 1}])");
   EXPECT_TRUE(only(r).held) << only(r).why;
 }

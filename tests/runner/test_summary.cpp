@@ -63,5 +63,5 @@ TEST(Summary, CompareTablePutsRunsSideBySide) {
   const std::string t = out.str();
   EXPECT_NE(t.find("segmenter: admitted"), std::string::npos);
   EXPECT_NE(t.find("rejected"), std::string::npos);
-  EXPECT_NE(t.find("75.000s"), std::string::npos) << t;
+  EXPECT_NE(t.find("66.000s"), std::string::npos) << t;
 }
