@@ -236,8 +236,10 @@ SlurmBackendConfig LiveHead::backend_config() const {
       const Duration reg = sc.slurm.registration.sample(rng.stream("slurm.registration"));
       return to_seconds(boot + reg) * scale;
     };
+    // Negative: the agent keeps its job after a drain until scancel.
     bc.exit_delay_s = [&rng, &sc, scale] {
-      return to_seconds(sc.slurm.job_exit_after_stop.sample(rng.stream("slurm.job_exit"))) * scale;
+      if (!sc.slurm.job_exit_after_stop) return -1.0;
+      return to_seconds(sc.slurm.job_exit_after_stop->sample(rng.stream("slurm.job_exit"))) * scale;
     };
   }
   std::ifstream s(secret_path_);

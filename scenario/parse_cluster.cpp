@@ -182,7 +182,18 @@ void parse_latency_fields(Obj& lo, Scenario& s) {
   s.slurm.registration = parse_latency(lo, "registration", s.slurm.registration);
   s.slurm.ray_stop = parse_latency(lo, "ray_stop", s.slurm.ray_stop);
   s.slurm.cancel_latency = parse_latency(lo, "cancel", s.slurm.cancel_latency);
-  s.slurm.job_exit_after_stop = parse_latency(lo, "job_exit_after_stop", s.slurm.job_exit_after_stop);
+  // "never" (the default): the job runs on after ray stop until scancel.
+  if (const Json* exit = lo.get("job_exit_after_stop"); exit && exit->is_string() && *exit == "never") {
+    s.slurm.job_exit_after_stop.reset();
+  } else if (exit) {
+    try {
+      s.slurm.job_exit_after_stop = parse_latency(lo, "job_exit_after_stop", LatencyModel::fixed(0));
+    } catch (const ScenarioError&) {
+      if (!exit->is_string()) throw;
+      lo.fail(lo.at("job_exit_after_stop"),
+              "expected \"never\" or a non-negative duration such as \"60s\", got " + exit->dump());
+    }
+  }
   s.slurm.call = parse_latency(lo, "call", s.slurm.call);
   cc.runtime_env_install = parse_latency(lo, "runtime_env_install", cc.runtime_env_install);
   cc.replica_init = parse_latency(lo, "replica_init", cc.replica_init);

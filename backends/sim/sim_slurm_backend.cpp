@@ -385,11 +385,12 @@ void SimSlurmBackend::stop_node(const std::string& id) {
     SimJob& j = *jp;
     const std::string& id = j.id;
     if (!j.registered || j.life.state() != JobState::Running) return;
-    // `ray start --block` returns and the node leaves; the batch script then
-    // exits on its own unless the job is cancelled first.
+    // The node leaves; the batch script exits on its own only where the
+    // scenario says it does (job_exit_after_stop), else scancel ends it.
     j.registered = false;
     node_gone(id, "ray stop");
-    const Duration exit = cfg_.job_exit_after_stop.sample(rng_.stream("slurm.job_exit"));
+    if (!cfg_.job_exit_after_stop) return;
+    const Duration exit = cfg_.job_exit_after_stop->sample(rng_.stream("slurm.job_exit"));
     j.pending_timer = exec_.after(exit, [this, jp] {
       jp->pending_timer = 0;
       end(*jp, JobState::Completed, "batch script exited after ray stop");

@@ -83,9 +83,13 @@ struct SimSlurmConfig {
   LatencyModel registration = LatencyModel::fixed(5 * kSecond);
   LatencyModel ray_stop = LatencyModel::fixed(5 * kSecond);       // stop -> node leaves
   LatencyModel cancel_latency = LatencyModel::fixed(1 * kSecond); // scancel -> job leaves squeue
-  // After the node left, the batch script (container teardown) still runs
-  // this long before the job completes on its own; scancel usually wins.
-  LatencyModel job_exit_after_stop = LatencyModel::fixed(60 * kSecond);
+  // After the node left, how long the batch script still runs before the
+  // job completes on its own; none (the default): it never does, the job
+  // runs until scancel or its time limit. BioEngine's script runs
+  // `ray start --block` last, and that loop exits only when a Ray process
+  // dies with an unexpected code; `ray stop` ends them with SIGTERM, which it
+  // counts as expected (python/ray/scripts/scripts.py:1286-1323@5866967ffd).
+  std::optional<LatencyModel> job_exit_after_stop;
   LatencyModel call = LatencyModel::fixed(1 * kSecond);  // a replica answers a call
   std::string ip_prefix = "10.0.0.";
 };

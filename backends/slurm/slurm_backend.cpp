@@ -67,7 +67,10 @@ std::string SlurmBackend::worker_script(const WorkerJobSize& scenario_size) cons
   if (cfg_.agent_connect_timeout_s > 0) cmd += " --connect-timeout " + format_number(cfg_.agent_connect_timeout_s);
   auto wall = [](double s) { return format_number(std::round(s * 1000.0) / 1000.0); };
   if (cfg_.startup_delay_s) cmd += " --startup-delay " + wall(cfg_.startup_delay_s());
-  if (cfg_.exit_delay_s) cmd += " --exit-delay " + wall(cfg_.exit_delay_s());
+  if (cfg_.exit_delay_s) {
+    const double exit = cfg_.exit_delay_s();
+    cmd += exit < 0 ? std::string(" --stay-after-drain") : " --exit-delay " + wall(exit);
+  }
   o.start_command = cmd;
   return render_sbatch_script(size, *advertisement_, o);
 }

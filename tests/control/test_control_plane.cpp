@@ -38,6 +38,7 @@ struct SimOptions {
   int gpus = 1;   // per node, and per worker job (the job's default GPU count)
   Duration introspection_env_build = 20 * kSecond;  // the default
   Duration head_exit = 0;                           // the default
+  std::optional<Duration> job_exit_after_stop = std::nullopt;  // the default: never
 };
 
 struct Sim {
@@ -72,6 +73,7 @@ struct Sim {
     sc.registration = LatencyModel::fixed(kRegistration);
     sc.ray_stop = LatencyModel::fixed(o.ray_stop);
     sc.cancel_latency = LatencyModel::fixed(1 * kSecond);
+    if (o.job_exit_after_stop) sc.job_exit_after_stop = LatencyModel::fixed(*o.job_exit_after_stop);
 
     PolicySet policies = parse_policy_spec(policy);
     backend = std::make_unique<SimSlurmBackend>(loop, rng, trace, sc, policies.advertisement);
@@ -500,6 +502,37 @@ TEST(AdmissionScan, AnUpdateAddsTheAppsAdmittedResourcesBack) {
   EXPECT_EQ(adm[2].t, 125 * kSecond);
   EXPECT_EQ(adm[2]["reason"], "insufficient");
   EXPECT_FALSE(adm[2].fields.contains("added_back"));
+}
+
+// --- the batch script after ray stop ---------------------------------------------------------------
+
+// BioEngine's batch script ends in `ray start --block`, which loops until a
+// Ray process dies with an unexpected code; `ray stop` ends them with
+// SIGTERM, an expected one (scripts.py:1286-1323@5866967ffd), so after a
+// stop the job runs on until scancel or its time limit: a warm worker
+// (4 h limit, from 0 s) stopped at 10 s leaves Ray 5 s later (ray_stop) and
+// times out at 4 h. With a script that exits 60 s after the node left
+// (job_exit_after_stop), the job completes at 75 s.
+TEST(JobExitAfterStop, TheJobOutlivesRayStopUnlessTheScenarioSaysItExits) {
+  for (const std::optional<Duration> exit : {std::optional<Duration>(), std::optional<Duration>(60 * kSecond)}) {
+    SimOptions o;
+    o.job_exit_after_stop = exit;
+    Sim sim("fixed", o);
+    const std::string job = sim.backend->start_warm_worker(warm_worker());
+    sim.at(10 * kSecond, [&] { sim.backend->stop_node(job); });
+    sim.loop.run(5 * kHour);
+    const SimJob& j = sim.only_job();
+    ASSERT_EQ(sim.of("node_lost").size(), 1u);
+    EXPECT_EQ(sim.of("node_lost")[0].t, 15 * kSecond);
+    ASSERT_TRUE(j.ended);
+    if (!exit) {
+      EXPECT_EQ(j.life.state(), JobState::Timeout);
+      EXPECT_EQ(*j.ended, 4 * kHour);
+    } else {
+      EXPECT_EQ(j.life.state(), JobState::Completed);
+      EXPECT_EQ(*j.ended, 75 * kSecond);
+    }
+  }
 }
 
 // --- the monitor loop after an exception ---------------------------------------------------------

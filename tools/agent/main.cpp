@@ -82,8 +82,11 @@ struct AgentArgs {
   // Emulated latencies, for live runs whose traces must line up with a
   // simulation (vramsim live --emulate-boot): the node's boot and
   // registration before connecting, and the batch script's teardown after a
-  // drain. SIGTERM ends either wait at once.
+  // drain. SIGTERM ends either wait at once. stay_after_drain: after a
+  // drain the job stays until SIGTERM, as BioEngine's batch script does
+  // (`ray start --block` outlives a graceful `ray stop`).
   double startup_delay = 0, exit_delay = 0;
+  bool stay_after_drain = false;
 };
 
 void add_agent_options(CLI::App& app, AgentArgs& a) {
@@ -112,8 +115,12 @@ void add_agent_options(CLI::App& app, AgentArgs& a) {
   app.add_option("--nvidia-smi", a.nvidia_smi, "nvidia-smi program")->capture_default_str();
   app.add_option("--startup-delay", a.startup_delay, "seconds to wait before connecting (emulated boot)")
       ->check(CLI::Range(0.0, 86400.0));
-  app.add_option("--exit-delay", a.exit_delay, "seconds to wait after a drain before exiting (emulated teardown)")
-      ->check(CLI::Range(0.0, 86400.0));
+  auto* exit_delay =
+      app.add_option("--exit-delay", a.exit_delay, "seconds to wait after a drain before exiting (emulated teardown)")
+          ->check(CLI::Range(0.0, 86400.0));
+  app.add_flag("--stay-after-drain", a.stay_after_drain,
+               "after a drain keep the job until SIGTERM (scancel), as `ray start --block` does after `ray stop`")
+      ->excludes(exit_delay);
   app.add_option("--detect", a.detect, "GPU detection: auto, cuda or nvidia-smi")
       ->check(CLI::IsMember({"auto", "cuda", "nvidia-smi"}))
       ->capture_default_str();
@@ -231,6 +238,10 @@ int main(int argc, char** argv) {
     a.start();
     io.run();
     code = a.exit_code();
+  }
+  if (code == 0 && args.stay_after_drain) {
+    std::signal(SIGTERM, SIG_DFL);  // only scancel (or the time limit) ends the job
+    for (;;) ::pause();
   }
   if (code == 0 && args.exit_delay > 0) {
     std::signal(SIGTERM, SIG_DFL);  // scancel ends the teardown at once
