@@ -506,9 +506,11 @@ std::vector<Cause> app_causes(const std::vector<TraceEvent>& events, const std::
 std::vector<Cause> run_findings(const std::vector<TraceEvent>& events, const RunFacts& f) {
   std::vector<Cause> out;
   const TraceEvent* plan = nullptr;
+  const TraceEvent* forced = nullptr;  // a blocking stop's limit
   std::map<std::string, const TraceEvent*> ended;
   for (const auto& e : events) {
     if (e.kind == "shutdown_plan") plan = &e;
+    if (e.kind == "shutdown_force_exit") forced = &e;
     if (e.kind == "job_ended") ended[string_field(e["job"])] = &e;
     if (e.kind == "device_vram_overbooked") {
       Cause c = make("device_overbooked", false,
@@ -526,7 +528,10 @@ std::vector<Cause> run_findings(const std::vector<TraceEvent>& events, const Run
       std::vector<std::string> jobs, fates;
       for (const auto& j : e["jobs_left"]) jobs.push_back(string_field(j));
       std::string why = "the shutdown plan did not cancel them";
-      if (plan && flag((*plan)["return_early"]))
+      if (forced)
+        why = "the blocking stop's limit of " + seconds(static_cast<SimTime>(json_number((*forced)["after_us"]))) +
+              " forced the process out before its cleanup cancelled them";
+      else if (plan && flag((*plan)["return_early"]))
         why = "close_all returned early" + (string_field((*plan)["note"]).empty() ? "" : " (" + string_field((*plan)["note"]) + ")");
       else if (plan && !flag((*plan)["cancel_remaining"]))
         why = "close_all did not cancel the remaining jobs";

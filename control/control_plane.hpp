@@ -43,7 +43,11 @@ class ControlPlane final : public BackendListener {
   void deploy(const AppSpec& app);  // queued behind the deploy lock
   void stop_app(const std::string& app_id) { apps_.stop_app(app_id); }
   void delete_app(const std::string& app_id) { apps_.delete_app(app_id); }
-  void shutdown(std::function<void()> done = {}) { shutdown_.run(std::move(done)); }
+  // blocking_timeout: a blocking stop that force-exits after this long
+  // (Shutdown::run).
+  void shutdown(std::function<void()> done = {}, std::optional<Duration> blocking_timeout = std::nullopt) {
+    shutdown_.run(std::move(done), blocking_timeout);
+  }
   // Sends a request to a running replica of the app; the answer is traced.
   void call_app(const std::string& app_id, const Json& payload) { router_.call(app_id, payload); }
   // A serving request arrives at the app's handle (docs/serving.md);

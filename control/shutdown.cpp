@@ -6,10 +6,21 @@
 
 namespace vramsim {
 
-void Shutdown::run(std::function<void()> done) {
+void Shutdown::run(std::function<void()> done, std::optional<Duration> blocking_timeout) {
   if (ctx_.exited || ctx_.shutting_down) return;
   ctx_.shutting_down = true;
-  ctx_.trace.record(ctx_.exec.now(), "shutdown_started", {});
+  Json started = Json::object();
+  if (blocking_timeout) started["blocking_timeout_us"] = *blocking_timeout;
+  ctx_.trace.record(ctx_.exec.now(), "shutdown_started", std::move(started));
+  if (blocking_timeout) {
+    const Duration limit = *blocking_timeout;
+    force_exit_ = ctx_.exec.after(limit, [this, done, limit] {
+      force_exit_ = 0;
+      if (ctx_.exited) return;
+      ctx_.trace.record(ctx_.exec.now(), "shutdown_force_exit", {{"after_us", limit}});
+      exit(done);
+    });
+  }
   // No scale-up while draining.
   monitor_.stop_loop();
   apps_.undeploy_all();
@@ -54,6 +65,7 @@ void Shutdown::carry_out(const ShutdownPlan& plan, std::function<void()> finish)
 }
 
 void Shutdown::finish(const std::function<void()>& done) {
+  if (ctx_.exited) return;  // a blocking stop's limit came first
   // close_all has returned; RayCluster.stop goes on (serve.shutdown,
   // ray.shutdown, the head's `ray stop`) for `head_exit`, and the event loop
   // turns meanwhile: a cancelled creation task's handler runs only if that
@@ -64,11 +76,15 @@ void Shutdown::finish(const std::function<void()>& done) {
     return;
   }
   ctx_.trace.record(ctx_.exec.now(), "close_all_returned", {{"head_exit_us", d}});
-  ctx_.exec.after(d, [this, done] { exit(done); });
+  ctx_.exec.after(d, [this, done] {
+    if (!ctx_.exited) exit(done);
+  });
 }
 
 void Shutdown::exit(const std::function<void()>& done) {
   ctx_.exited = true;
+  if (force_exit_) ctx_.exec.cancel(force_exit_);
+  force_exit_ = 0;
   monitor_.stop_sampler();
   ctx_.shutdown_done_at = ctx_.exec.now();
   Json left = Json::array();

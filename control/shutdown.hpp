@@ -7,6 +7,7 @@
 // cancel every remaining job. When it is done the process has exited: no
 // module starts anything afterwards.
 #include <functional>
+#include <optional>
 
 #include "control/apps_manager.hpp"
 #include "control/control_context.hpp"
@@ -20,7 +21,12 @@ class Shutdown {
       : ctx_(ctx), apps_(apps), monitor_(monitor) {}
 
   // Once; later calls, and calls after it finished, are ignored.
-  void run(std::function<void()> done);
+  // blocking_timeout: the worker's blocking stop (`BioEngineWorker._stop(
+  // blocking=True)`, worker.py:967-996@fba5ffe: Ctrl+C in the foreground,
+  // or `stop(blocking=True)`), which waits `graceful_shutdown_timeout` for
+  // the cleanup and then force-exits (os._exit(1)) wherever the cleanup is;
+  // none: the signal path, which does not wait.
+  void run(std::function<void()> done, std::optional<Duration> blocking_timeout = std::nullopt);
 
  private:
   ShutdownPlan plan() const;  // the model's plan, traced
@@ -31,6 +37,7 @@ class Shutdown {
   ControlContext& ctx_;
   AppsManager& apps_;
   WorkersMonitor& monitor_;
+  TimerId force_exit_ = 0;  // a blocking stop's limit, while it runs
 };
 
 }  // namespace vramsim

@@ -325,6 +325,7 @@ void WorkersMonitor::cancel_and_wait(std::vector<std::string> jobs,
   std::weak_ptr<std::function<void()>> weak = poll;
   auto waiting = std::make_shared<std::vector<std::string>>(listed);  // still listed at the last poll
   *poll = [this, listed = std::move(listed), waiting, deadline, done, weak] {
+    if (ctx_.exited) return;  // the process is gone, and the wait with it
     *waiting = backend_.still_listed(*waiting);
     if (waiting->empty() || exec_.now() >= deadline) {
       std::vector<std::string> cancelled;

@@ -298,7 +298,9 @@ void LiveHead::record_start() {
 
 void LiveHead::schedule_run_end() {
   actions_left_ = sc_.actions.size();
-  driver_->on_shutdown_action = [this] { start_shutdown("shutdown action"); };
+  driver_->on_shutdown_action = [this](std::optional<Duration> blocking_timeout) {
+    start_shutdown("shutdown action", blocking_timeout);
+  };
   driver_->after_action = [this] {
     --actions_left_;
     maybe_finish();
@@ -311,16 +313,18 @@ void LiveHead::schedule_run_end() {
   backend_->on_fatal = [this](const std::string& error) { on_fatal(error); };
 }
 
-void LiveHead::start_shutdown(const std::string& why) {
+void LiveHead::start_shutdown(const std::string& why, std::optional<Duration> blocking_timeout) {
   if (control_->shut_down()) {
     maybe_finish();
     return;
   }
   log_ << "vramsim live: " << why << ": shutting down" << std::endl;
-  control_->shutdown([this] {
-    actions_left_ = 0;  // nothing scheduled after a shutdown can act any more
-    maybe_finish();
-  });
+  control_->shutdown(
+      [this] {
+        actions_left_ = 0;  // nothing scheduled after a shutdown can act any more
+        maybe_finish();
+      },
+      blocking_timeout);
 }
 
 void LiveHead::maybe_finish() {

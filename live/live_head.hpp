@@ -48,7 +48,7 @@ class LiveHead {
   void record_start();
   // How the run ends.
   void schedule_run_end();
-  void start_shutdown(const std::string& why);
+  void start_shutdown(const std::string& why, std::optional<Duration> blocking_timeout = std::nullopt);
   void maybe_finish();
   void finish();
   void drain_check();

@@ -472,7 +472,7 @@ ScenarioDriver::ScenarioDriver(const Scenario& sc, RunView world, RunResult& res
   for (const auto& ex : sc_.expectations)
     if (ex.kind == Expectation::Kind::Invariant) invariants.push_back(&ex);
   watcher_ = std::make_shared<RunWatcher>(w_, invariants);
-  on_shutdown_action = [this] { w_.control.shutdown(); };
+  on_shutdown_action = [this](std::optional<Duration> blocking_timeout) { w_.control.shutdown({}, blocking_timeout); };
 }
 
 ScenarioDriver::~ScenarioDriver() = default;
@@ -556,7 +556,7 @@ void ScenarioDriver::schedule(const std::vector<Duration>& status_at, std::optio
       } else if (a.kind == "delete") {
         w_.control.delete_app(a.app);
       } else if (a.kind == "shutdown") {
-        on_shutdown_action();
+        on_shutdown_action(a.blocking_timeout);
       } else if (a.kind == "status") {
         take_status(a.json_path, a.expect, a.json_path);
       } else if (a.kind == "call") {

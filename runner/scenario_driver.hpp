@@ -61,7 +61,7 @@ class ScenarioDriver {
   void schedule_fragmentation(const std::string& path, const std::string& nodes_path, const std::string& placement,
                               const std::vector<TaskShape>& tasks, const std::vector<TaskShape>& typical);
   // What a `shutdown` action does; default: the control plane's shutdown.
-  std::function<void()> on_shutdown_action;
+  std::function<void(std::optional<Duration> blocking_timeout)> on_shutdown_action;
   // Runs after every action (live: is the run over?).
   std::function<void()> after_action;
 

@@ -222,6 +222,12 @@ ScenarioAction parse_action(const Json& action, const std::string& path, const s
       act.payload = *p;
     }
   }
+  if (act.kind == "shutdown" && ao.boolean("blocking", false)) {
+    // BioEngineWorker(graceful_shutdown_timeout=60), worker.py:165@fba5ffe.
+    act.blocking_timeout = ao.duration("graceful_shutdown_timeout", 60 * kSecond);
+    if (*act.blocking_timeout <= 0 || *act.blocking_timeout > limits::kMaxShutdownTimeout)
+      ao.fail(ao.at("graceful_shutdown_timeout"), "expected a duration above 0 and at most 1 hour");
+  }
   if (act.kind == "status") {
     if (const Json* e = ao.get("expect")) {
       if (!e->is_object()) ao.fail(ao.at("expect"), "expected an object of status field path -> value");

@@ -53,6 +53,7 @@ constexpr std::int64_t kMaxReplicas = 100000;
 constexpr std::int64_t kMaxBackgroundJobs = 10000000;   // background trace jobs
 constexpr std::int64_t kMaxTraceSeconds = 10LL * 366 * 24 * 3600;  // trace times (ten years)
 constexpr double kMaxSigma = 10;                       // lognormal spread
+constexpr Duration kMaxShutdownTimeout = 3600 * kSecond;  // a blocking stop's graceful_shutdown_timeout
 }  // namespace limits
 
 struct GpuModelInfo {
@@ -82,6 +83,9 @@ struct ScenarioAction {
   std::optional<AppSpec> app_override;  // deploy with a changed spec
   Json expect = Json::object();         // status: JSON path -> expected value
   Json payload = Json::object();        // call: the request sent to a replica
+  // shutdown with "blocking": true: the worker's graceful_shutdown_timeout,
+  // after which the process force-exits; none: the signal path.
+  std::optional<Duration> blocking_timeout;
   std::string json_path;                // where the action sits, for messages
 };
 

@@ -535,6 +535,49 @@ TEST(JobExitAfterStop, TheJobOutlivesRayStopUnlessTheScenarioSaysItExits) {
   }
 }
 
+// --- a blocking stop's force exit ----------------------------------------------------------------
+
+// BioEngineWorker._stop(blocking=True) waits graceful_shutdown_timeout (60 s)
+// for the cleanup, then os._exit(1) (worker.py:985-996@fba5ffe). One idle
+// warm worker, shutdown at 100 s. fixed awaits the graceful stop, whose wait
+// for the node polls the frozen status to its 60 s limit: the scancel would
+// come at 160 s, but the force exit, armed at 100 s, comes first at 160 s
+// (in the worker the timer starts before the cleanup does), and the job,
+// which ray stop does not end, runs to its 4 h limit. legacy sweeps at once:
+// scancel at 100 s, the job gone at 101 s (cancel 1 s), the exit then.
+// Without blocking, fixed exits at 161 s with the job cancelled.
+TEST(BlockingShutdown, FixedIsForcedOutBeforeItsScancelLegacySweepsFirst) {
+  struct Case {
+    std::string policy;
+    std::optional<Duration> blocking;
+  };
+  for (const Case& c : {Case{"fixed", 60 * kSecond}, Case{"legacy", 60 * kSecond}, Case{"fixed", std::nullopt}}) {
+    SCOPED_TRACE(c.policy + (c.blocking ? " blocking" : " by signal"));
+    Sim sim(c.policy);
+    const std::string job = sim.backend->start_warm_worker(warm_worker());
+    sim.at(100 * kSecond, [&] { sim.control->shutdown({}, c.blocking); });
+    sim.loop.run(5 * kHour);
+    const auto done = sim.of("shutdown_done");
+    ASSERT_EQ(done.size(), 1u);
+    const SimJob& j = sim.only_job();
+    ASSERT_TRUE(j.ended);
+    if (c.policy == "fixed" && c.blocking) {
+      ASSERT_EQ(sim.of("shutdown_force_exit").size(), 1u);
+      EXPECT_EQ(sim.of("shutdown_force_exit")[0].t, 160 * kSecond);
+      EXPECT_EQ(done[0].t, 160 * kSecond);
+      EXPECT_EQ(done[0]["jobs_left"], strings({job}));
+      EXPECT_TRUE(sim.of("jobs_cancelled").empty()) << "the scancel never ran";
+      EXPECT_EQ(j.life.state(), JobState::Timeout);
+      EXPECT_EQ(*j.ended, 4 * kHour);
+    } else {
+      EXPECT_TRUE(sim.of("shutdown_force_exit").empty());
+      EXPECT_EQ(done[0].t, c.policy == "legacy" ? 101 * kSecond : 161 * kSecond);
+      EXPECT_EQ(done[0]["jobs_left"], Json::array());
+      EXPECT_EQ(j.life.state(), JobState::Cancelled);
+    }
+  }
+}
+
 // --- the monitor loop after an exception ---------------------------------------------------------
 
 // Ray reports a replica of num_cpus=0 with no CPU key at all (zeros are
