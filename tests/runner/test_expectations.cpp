@@ -252,6 +252,36 @@ TEST(ScaleDownBySeedFigure, ScancelComesThresholdPlusTheStopWaitPlusThePhase) {
   EXPECT_TRUE(only(r).held) << only(r).why;
 }
 
+// What the code logs, "Scaling down worker ... due to inactivity for at
+// least {max_idle_time:.1f}s" (slurm_workers.py:894-896@ad84209), is not the
+// node's whole idle time: the walk back through the history stops at the
+// first sample older than the threshold (:883-885), so the figure is that
+// sample's age, in (90 s, 90 s + one pass] = (90, 100.005] s with passes
+// 10.005 s apart, whatever the phase. The seeds' 102.2 s lies outside it, so
+// it is not that log line: read as delete -> scancel, as the test above.
+TEST(ScaleDownBySeedFigure, TheLoggedIdleTimeIsTheFirstSampleBeyondTheThreshold) {
+  for (int half_s = 0; half_s <= 120; ++half_s) {
+    std::string text = kScaleDown;
+    text.replace(text.find("305s"), 4, std::to_string(300000 + 500 * half_s) + "ms");
+    text.replace(text.find("EXPECT"), 6, "[]");
+    RunOptions opt;
+    std::ostringstream trace;
+    opt.trace_stream = &trace;
+    run_scenario(parse_scenario(Json::parse(text), "case.json"), opt);
+    std::istringstream lines(trace.str());
+    int downs = 0;
+    for (std::string line; std::getline(lines, line);) {
+      const Json e = Json::parse(line);
+      if (e["kind"] != "scale_down") continue;
+      ++downs;
+      const auto idle = e["idle_for_us"].get<Duration>();
+      EXPECT_GT(idle, 90 * kSecond) << half_s;
+      EXPECT_LE(idle, 90 * kSecond + 10 * kSecond + 5 * kMillisecond) << half_s;
+    }
+    EXPECT_EQ(downs, 1) << half_s;
+  }
+}
+
 // get_num_worker_jobs (slurm_workers.py:926@ad84209): the resource check
 // counts squeue's jobs minus the deletions in progress. A 4-CPU warm worker
 // idle past its 30 s threshold is being stopped from 70.03 s (its wait runs
