@@ -48,9 +48,15 @@ struct ControlConfig {
   Duration health_check_period = 10 * kSecond;
   LatencyModel runtime_env_install = LatencyModel::fixed(0);
   LatencyModel replica_init = LatencyModel::fixed(0);
-  // close_all's return to the process's exit (RayCluster.stop's
-  // serve.shutdown, ray.shutdown and the head's `ray stop`); 0 by default:
-  // the process is taken to exit as close_all returns.
+  // What follows close_all until the process exits, in order: RayCluster.stop's
+  // serve.shutdown, ray.shutdown (the client's disconnect) and the head's
+  // `ray stop --grace-period 30` (ray_cluster.py:1267-1296, 976-1020
+  // @fba5ffe), then `head_exit`: the worker's Hypha disconnect and its exit
+  // (worker.py:779-803). Each 0 by default, none measured: the process is
+  // taken to exit as close_all returns.
+  LatencyModel serve_shutdown = LatencyModel::fixed(0);
+  LatencyModel ray_shutdown = LatencyModel::fixed(0);
+  LatencyModel head_ray_stop = LatencyModel::fixed(0);
   LatencyModel head_exit = LatencyModel::fixed(0);
   // Run every replica autoscaling loop as a timer, none replayed: the
   // reference the replayed loops are tested against (not a scenario field).

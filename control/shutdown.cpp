@@ -67,15 +67,23 @@ void Shutdown::carry_out(const ShutdownPlan& plan, std::function<void()> finish)
 void Shutdown::finish(const std::function<void()>& done) {
   if (ctx_.exited) return;  // a blocking stop's limit came first
   // close_all has returned; RayCluster.stop goes on (serve.shutdown,
-  // ray.shutdown, the head's `ray stop`) for `head_exit`, and the event loop
-  // turns meanwhile: a cancelled creation task's handler runs only if that
-  // lasts. With head_exit 0 the process exits as close_all returns.
-  const Duration d = ctx_.cfg.head_exit.sample(ctx_.rng.stream("shutdown.head_exit"));
+  // ray.shutdown, the head's `ray stop`), then the worker's own exit, and the
+  // event loop turns meanwhile: a cancelled creation task's handler runs
+  // only if that lasts. With every step 0 the process exits as close_all
+  // returns.
+  const ControlConfig& c = ctx_.cfg;
+  const Duration serve = c.serve_shutdown.sample(ctx_.rng.stream("shutdown.serve_shutdown"));
+  const Duration ray = c.ray_shutdown.sample(ctx_.rng.stream("shutdown.ray_shutdown"));
+  const Duration head_stop = c.head_ray_stop.sample(ctx_.rng.stream("shutdown.head_ray_stop"));
+  const Duration head_exit = c.head_exit.sample(ctx_.rng.stream("shutdown.head_exit"));
+  const Duration d = serve + ray + head_stop + head_exit;
   if (d == 0) {
     exit(done);
     return;
   }
-  ctx_.trace.record(ctx_.exec.now(), "close_all_returned", {{"head_exit_us", d}});
+  ctx_.trace.record(ctx_.exec.now(), "close_all_returned",
+                    {{"serve_shutdown_us", serve}, {"ray_shutdown_us", ray}, {"head_ray_stop_us", head_stop},
+                     {"head_exit_us", head_exit}});
   ctx_.exec.after(d, [this, done] {
     if (!ctx_.exited) exit(done);
   });

@@ -38,6 +38,7 @@ struct SimOptions {
   int gpus = 1;   // per node, and per worker job (the job's default GPU count)
   Duration introspection_env_build = 20 * kSecond;  // the default
   Duration head_exit = 0;                           // the default
+  Duration serve_shutdown = 0, ray_shutdown = 0, head_ray_stop = 0;  // the defaults
   std::optional<Duration> job_exit_after_stop = std::nullopt;  // the default: never
 };
 
@@ -84,6 +85,9 @@ struct Sim {
     cfg.runtime_env_install = LatencyModel::fixed(o.runtime_env_install);
     cfg.introspection_env_build = o.introspection_env_build;
     cfg.head_exit = LatencyModel::fixed(o.head_exit);
+    cfg.serve_shutdown = LatencyModel::fixed(o.serve_shutdown);
+    cfg.ray_shutdown = LatencyModel::fixed(o.ray_shutdown);
+    cfg.head_ray_stop = LatencyModel::fixed(o.head_ray_stop);
     control = std::make_unique<ControlPlane>(loop, *backend, cluster, trace, rng, std::move(policies), cfg);
     control->start();
   }
@@ -576,6 +580,34 @@ TEST(BlockingShutdown, FixedIsForcedOutBeforeItsScancelLegacySweepsFirst) {
       EXPECT_EQ(j.life.state(), JobState::Cancelled);
     }
   }
+}
+
+// RayCluster.stop after close_all returns (ray_cluster.py:1267-1296@fba5ffe):
+// serve.shutdown, ray.shutdown, the head's `ray stop`, then the worker's
+// exit. One idle warm worker, a fixed shutdown at 100 s: the graceful stop
+// waits its 60 s, scancel at 160 s, the job gone at 161 s (cancel 1 s), so
+// close_all returns at 161 s; with the steps 2 + 1 + 3 + 4 s the process
+// exits at 171 s.
+TEST(RayClusterStop, ItsStepsFollowCloseAllThenTheProcessExits) {
+  SimOptions o;
+  o.serve_shutdown = 2 * kSecond;
+  o.ray_shutdown = 1 * kSecond;
+  o.head_ray_stop = 3 * kSecond;
+  o.head_exit = 4 * kSecond;
+  Sim sim("fixed", o);
+  sim.backend->start_warm_worker(warm_worker());
+  sim.at(100 * kSecond, [&] { sim.control->shutdown(); });
+  sim.loop.run(5 * kHour);
+  const auto returned = sim.of("close_all_returned");
+  ASSERT_EQ(returned.size(), 1u);
+  EXPECT_EQ(returned[0].t, 161 * kSecond);
+  EXPECT_EQ(returned[0]["serve_shutdown_us"], 2 * kSecond);
+  EXPECT_EQ(returned[0]["ray_shutdown_us"], 1 * kSecond);
+  EXPECT_EQ(returned[0]["head_ray_stop_us"], 3 * kSecond);
+  EXPECT_EQ(returned[0]["head_exit_us"], 4 * kSecond);
+  ASSERT_EQ(sim.of("shutdown_done").size(), 1u);
+  EXPECT_EQ(sim.of("shutdown_done")[0].t, 171 * kSecond);
+  EXPECT_EQ(sim.only_job().life.state(), JobState::Cancelled);
 }
 
 // --- the monitor loop after an exception ---------------------------------------------------------
