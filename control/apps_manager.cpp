@@ -89,8 +89,16 @@ ClusterGpuView AppsManager::gpu_view() const {
   v.elastic = cfg_.slurm_mode;
   for (const Node* n : cluster_.alive_nodes()) {
     if (n->total().has(kVramMB)) v.vram_advertised = true;
-    for (const auto& d : n->devices())
-      if (!v.min_gpu_total_mb || d.total_vram_mb < *v.min_gpu_total_mb) v.min_gpu_total_mb = d.total_vram_mb;
+    // ProxyActor.get_gpu_memory_sizing (proxy_actor.py:439-474@1725d5c): per
+    // node, int(its GPUs' total MiB / int(its GPU resource)), nodes without
+    // either skipped; the smallest over the nodes. The node's mean, so a node
+    // of mixed GPUs counts as its mean, not its smallest.
+    const auto gpus = static_cast<std::int64_t>(n->total().get(kGPU));
+    if (gpus <= 0 || n->devices().empty()) continue;
+    std::int64_t total_mb = 0;
+    for (const auto& d : n->devices()) total_mb += d.total_vram_mb;
+    const std::int64_t per_gpu_mb = total_mb / gpus;
+    if (per_gpu_mb > 0 && (!v.min_gpu_total_mb || per_gpu_mb < *v.min_gpu_total_mb)) v.min_gpu_total_mb = per_gpu_mb;
   }
   gpu_view_cache_.emplace(cluster_.membership_version(), v);
   return v;

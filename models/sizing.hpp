@@ -15,7 +15,7 @@ constexpr double kFractionGrace = 1.1;
 
 struct ClusterGpuView {
   bool vram_advertised = false;                 // VRAM_MB on any node
-  std::optional<std::int64_t> min_gpu_total_mb; // smallest per-node GPU size
+  std::optional<std::int64_t> min_gpu_total_mb; // smallest over the nodes of their mean GPU size
   bool elastic = false;                         // SLURM mode
 };
 

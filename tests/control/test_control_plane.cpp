@@ -610,6 +610,37 @@ TEST(RayClusterStop, ItsStepsFollowCloseAllThenTheProcessExits) {
   EXPECT_EQ(sim.only_job().life.state(), JobState::Cancelled);
 }
 
+// get_gpu_memory_sizing (proxy_actor.py:439-474@1725d5c) sizes by each
+// node's mean GPU: a node of an A100-40GB and an A100-80GB (40960 and 81920
+// MB) counts as 61440 MB, not its smaller 40960. A 15360 MB app on the
+// fraction branch (no VRAM_MB advertised): round(15360 / 61440, 2) = 0.25
+// (of the smaller GPU it would be 0.375 -> 0.38).
+TEST(GpuSizingView, ANodeOfMixedGpusCountsAsItsMeanGpu) {
+  Sim sim("legacy");
+  NodeSpec mixed;
+  mixed.ip = "10.0.0.9";
+  mixed.slurm_job_id = "static";
+  mixed.resources.set(kCPU, 8);
+  mixed.resources.set(kMemory, 64.0 * kGiB);
+  for (const auto& [model, mb] : {std::pair<std::string, std::int64_t>{"NVIDIA A100-SXM4-40GB", 40960},
+                                  {"NVIDIA A100-SXM4-80GB", 81920}}) {
+    GpuDevice d;
+    d.model = model;
+    d.total_vram_mb = mb;
+    mixed.devices.push_back(d);
+  }
+  mixed.accelerator_type = "A100";
+  sim.control->node_registered(mixed);
+  AppSpec a = vram_app("a", 15360);
+  sim.control->deploy(a);
+  sim.loop.run(60 * kSecond);
+  const auto sizing = sim.of("sizing");
+  ASSERT_EQ(sizing.size(), 1u);
+  EXPECT_EQ(sizing[0]["min_gpu_total_mb"], 61440);
+  EXPECT_EQ(sizing[0]["branch"], "fraction");
+  EXPECT_EQ(sizing[0]["num_gpus"], 0.25);
+}
+
 // --- the monitor loop after an exception ---------------------------------------------------------
 
 // Ray reports a replica of num_cpus=0 with no CPU key at all (zeros are
