@@ -52,7 +52,6 @@ std::optional<WorkersMonitor::LostNode> WorkersMonitor::remove_node(const std::s
   const Node* n = cluster_.node_for_job(job_id);
   if (!n) return std::nullopt;
   LostNode lost{n->id, {}};
-  if (deletions_.count(lost.node)) stopping_left_at_[lost.node] = exec_.now();
   lost.demands = cluster_.remove_node(lost.node);
   trace_.record(exec_.now(), "node_lost", {{"node", lost.node}, {"job", job_id}, {"reason", reason}});
   return lost;
@@ -74,9 +73,9 @@ void WorkersMonitor::sample_status() {
       status_nodes_.erase(n->id);
       continue;
     }
-    StatusNode& listed = status_nodes_[n->id];
-    listed.total = n->total();
-    listed.available = n->available;
+    auto [listed, fresh] = status_nodes_.try_emplace(n->id);
+    if (fresh) listed->second.total = n->total();  // a node's totals never change
+    listed->second.available = n->available;
     WorkerUsage w;
     w.node_id = n->id;
     w.job_id = n->spec.slurm_job_id;
@@ -114,8 +113,7 @@ Duration WorkersMonitor::next_pass_after(Duration work, Duration backoff, Durati
 
 void WorkersMonitor::pass(bool from_worker_loop) {
   if (ctx_.exited) return;
-  last_status_ = exec_.now();  // monitor_cluster: the pass's cluster status
-  sample_status();
+  sample_status();  // monitor_cluster: the pass's cluster status
 
   AutoscalerSnapshot s;
   s.now = exec_.now();
@@ -260,7 +258,6 @@ void WorkersMonitor::close_worker(const std::string& node_id, const std::string&
     exec_.after(cfg_.grace_period, [this, node_id, job_id, done] {
       if (ctx_.exited) return;
       deletions_.erase(node_id);
-      stopping_left_at_.erase(node_id);
       trace_.record(exec_.now(), "graceful_stop_failed",
                     {{"node", node_id}, {"job", job_id}, {"error", "stop command timed out"}});
       if (done) done();
@@ -281,7 +278,6 @@ void WorkersMonitor::wait_node_gone(const std::string& node_id, const std::strin
     }
     cancel_and_wait({job_id}, [this, node_id, job_id, done](std::vector<std::string> cancelled) {
       deletions_.erase(node_id);
-      stopping_left_at_.erase(node_id);
       trace_.record(exec_.now(), "graceful_stop_done",
                     {{"node", node_id}, {"job", job_id}, {"cancelled", !cancelled.empty()}});
       if (done) done();
@@ -295,12 +291,7 @@ Duration WorkersMonitor::error_backoff(int consecutive) {
   return std::min(b, 60 * kSecond);
 }
 
-bool WorkersMonitor::listed_in_status(const std::string& node_id) const {
-  const Node* n = cluster_.node(node_id);
-  if (!n || !last_status_ || n->registered_at > *last_status_) return false;
-  auto left = stopping_left_at_.find(node_id);
-  return left == stopping_left_at_.end() || left->second > *last_status_;
-}
+bool WorkersMonitor::listed_in_status(const std::string& node_id) const { return status_nodes_.count(node_id) > 0; }
 
 void WorkersMonitor::cancel_and_wait(std::vector<std::string> jobs,
                                      std::function<void(std::vector<std::string>)> done) {

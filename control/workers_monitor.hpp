@@ -54,7 +54,7 @@ class WorkersMonitor {
   // whose sbatch has not answered knows no job to cancel.
   void cancel_creation();
   // Whether the cluster status as the last monitor pass saw it lists the
-  // node (see last_status_): what `close_all` reads as the workers.
+  // node (see status_nodes_): what `close_all` reads as the workers.
   bool listed_in_status(const std::string& node_id) const;
   // The worker nodes of that status, with what each had free then: what the
   // admission check scans. Null where no monitor loop runs (no SLURM).
@@ -110,15 +110,15 @@ class WorkersMonitor {
   std::optional<SimTime> last_scale_down_check_;  // none: never, as the epoch is for the real loop
   std::unordered_map<std::string, std::string, IdHash> deletions_;  // node -> job being stopped (never iterated)
   // The cluster status is a snapshot each monitor pass takes
-  // (`RayCluster.status`: the newest entry `monitor_cluster` appended), and
-  // the wait for a stopped node to leave polls that snapshot, not the
-  // cluster. A node is in it when it registered before the last pass and
-  // had not left by then. Once shutdown stops the loop the snapshot is
-  // frozen, so each graceful stop waits its whole grace period.
-  std::optional<SimTime> last_status_;
-  StatusNodes status_nodes_;  // kept for the nodes whose usage changed at each pass
+  // (`RayCluster.status`: the newest entry `monitor_cluster` appended): its
+  // worker nodes, kept up to date at each pass for the nodes whose usage
+  // changed. The admission check scans it, and the wait for a stopped node to
+  // leave polls it, not the cluster: a node is in it when it registered
+  // before the last pass and had not left by then. Once shutdown stops the
+  // loop the snapshot is frozen, so each graceful stop waits its whole grace
+  // period.
+  StatusNodes status_nodes_;
   int consecutive_errors_ = 0;  // passes in a row that raised (autoscaler_error)
-  std::unordered_map<std::string, SimTime, IdHash> stopping_left_at_;  // nodes being stopped that left, and when
   std::unordered_set<std::string, IdHash> cancel_requested_;  // jobs this process has scancelled
 };
 

@@ -28,9 +28,9 @@ struct NodeHeadroom {
 
 // A worker node as the last monitor pass's cluster status lists it
 // (`ProxyActor.get_cluster_state`, what `RayCluster.status["nodes"]`
-// returns until the next pass): its totals and what was free then.
+// returns until the next pass; the head left out): its totals and what was
+// free then.
 struct StatusNode {
-  bool head = false;
   ResourceSet total, available;
 };
 using StatusNodes = std::unordered_map<std::string, StatusNode, IdHash>;
@@ -59,7 +59,7 @@ class HeadroomList {
   bool any(Pred&& pred) const {
     if (status_) {
       for (const auto& [id, n] : *status_)
-        if (pred(headroom(id, n.head, n.total, n.available))) return true;
+        if (pred(headroom(id, false, n.total, n.available))) return true;
       return false;
     }
     if (!cluster_) {
