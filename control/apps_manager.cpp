@@ -83,6 +83,50 @@ void AppsManager::introspection_placed(const std::string& id, DemandId task) {
   });
 }
 
+void AppsManager::submit_task(AppRecord& app, const std::string& reason) {
+  // A window of 0 s no monitor pass can see: the replicas go out now.
+  if (cfg_.submit_worker_start == 0 && cfg_.submit_duration == 0) {
+    submit_replicas(app, reason);
+    return;
+  }
+  const std::string& id = app.spec.id;
+  // A submit of this app still in flight is superseded (the manager cancels
+  // the old deployment task before it starts a new one).
+  withdraw_submit_task(id);
+  // num_cpus=0: Ray lists it with no required resources.
+  const DemandId task = cluster_.submit_held(DemandKind::Task, id, "submit " + id, ResourceSet{}, exec_.now());
+  submit_of_[task] = {id, reason};
+  trace_.record(exec_.now(), "submit_task_submitted",
+                {{"app", id}, {"worker_start_us", cfg_.submit_worker_start}, {"duration_us", cfg_.submit_duration}});
+  exec_.after(cfg_.submit_worker_start, [this, task] {
+    if (!submit_of_.count(task) || ctx_.exited) return;  // withdrawn meanwhile
+    if (cluster_.release_hold(task)) place_pending();
+  });
+}
+
+void AppsManager::withdraw_submit_task(const std::string& app_id) {
+  for (auto it = submit_of_.begin(); it != submit_of_.end();)
+    if (it->second.first == app_id) {
+      cluster_.withdraw(it->first);
+      it = submit_of_.erase(it);
+    } else {
+      ++it;
+    }
+}
+
+void AppsManager::submit_task_placed(DemandId task) {
+  exec_.after(cfg_.submit_duration, [this, task] {
+    auto it = submit_of_.find(task);
+    if (it == submit_of_.end()) return;  // withdrawn by a stop or shutdown meanwhile
+    const auto [id, reason] = it->second;
+    submit_of_.erase(it);
+    cluster_.withdraw(task);
+    trace_.record(exec_.now(), "submit_task_done", {{"app", id}});
+    if (ctx_.exited || ctx_.shutting_down) return;
+    submit_replicas(apps_.at(id), reason);
+  });
+}
+
 ClusterGpuView AppsManager::gpu_view() const {
   if (gpu_view_cache_ && gpu_view_cache_->first == cluster_.membership_version()) return gpu_view_cache_->second;
   ClusterGpuView v;
@@ -187,7 +231,7 @@ void AppsManager::check_deploy(const std::string& id) {
           next_deploy();
           return;
         }
-        submit_replicas(app, "admitted: " + app.admission_reason);
+        submit_task(app, "admitted: " + app.admission_reason);
         next_deploy();
         return;
       }
@@ -226,7 +270,7 @@ void AppsManager::check_deploy(const std::string& id) {
   }
   app.redeploy_tracked = true;
   app.application_resources = AppResources{demand.cpus, demand.gpus, demand.memory};
-  submit_replicas(app, "admitted: " + decision.reason);
+  submit_task(app, "admitted: " + decision.reason);
   next_deploy();
 }
 
@@ -251,7 +295,7 @@ void AppsManager::monitor_applications() {
     app.redeploy_next_at = now + std::min(delay, kMax);
     trace_.record(now, "auto_redeploy",
                   {{"app", id}, {"state", name(st)}, {"attempt", attempt}, {"next_after_us", std::min(delay, kMax)}});
-    submit_replicas(app, "auto-redeploy, attempt " + std::to_string(attempt));
+    submit_task(app, "auto-redeploy, attempt " + std::to_string(attempt));
   }
 }
 
@@ -291,6 +335,8 @@ void AppsManager::stop_app(const std::string& id) {
   // A deploy of this app still queued or in introspection is abandoned.
   deploy_queue_.erase(std::remove(deploy_queue_.begin(), deploy_queue_.end(), id), deploy_queue_.end());
   app.deploy_cancelled = true;
+  // Its submit task, if still in flight, is cancelled with the deployment task.
+  withdraw_submit_task(id);
   if (app.life.state() == AppState::Deleted) return;
   set_app_state(app, AppState::Deleting, "stop_app");
   withdraw_replicas(app);
@@ -337,6 +383,8 @@ void AppsManager::undeploy_all() {
   }
   for (const auto& [task, id] : introspection_of_) cluster_.withdraw(task);
   introspection_of_.clear();
+  for (const auto& [task, what] : submit_of_) cluster_.withdraw(task);
+  submit_of_.clear();
 }
 
 }  // namespace vramsim

@@ -82,6 +82,11 @@ class AppsManager {
   void submit_replicas(AppRecord& app, const std::string& reason);
   void introspection_env_ready(DemandId task);
   void introspection_placed(const std::string& app_id, DemandId task);
+  // AppBuilder.submit's task: pending while its worker process starts, then
+  // running; the replicas are submitted as it ends.
+  void submit_task(AppRecord& app, const std::string& reason);
+  void submit_task_placed(DemandId task);
+  void withdraw_submit_task(const std::string& app_id);
   ClusterGpuView gpu_view() const;
   AdmissionSnapshot admission_snapshot() const;
   void replica_placed(AppRecord& app, ReplicaRecord& r, const Placement& p);
@@ -123,6 +128,7 @@ class AppsManager {
   // placed there before then wait for the same install.
   std::map<std::pair<NodeId, std::string>, SimTime> runtime_env_ready_at_;
   std::map<DemandId, std::string> introspection_of_;  // task -> app
+  std::map<DemandId, std::pair<std::string, std::string>> submit_of_;  // task -> (app, reason)
   // gpu_view() reads only what nodes joining or leaving change.
   mutable std::optional<std::pair<std::uint64_t, ClusterGpuView>> gpu_view_cache_;
 };

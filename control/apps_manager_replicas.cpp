@@ -91,6 +91,7 @@ void AppsManager::place_pending() {
       trace_.record(exec_.now(), "task_placed", {{"label", d ? d->label : ""}, {"node", p.node}});
       auto task = introspection_of_.find(p.demand);
       if (task != introspection_of_.end()) introspection_placed(task->second, p.demand);
+      if (submit_of_.count(p.demand)) submit_task_placed(p.demand);
       continue;
     }
     AppRecord& app = apps_.at(it->second.first);

@@ -37,6 +37,14 @@ struct ControlConfig {
   Duration introspection_env_build = 20 * kSecond;
   Duration introspection_duration = 5 * kSecond;
   ResourceSet introspection_request;
+  // AppBuilder.submit: after admission, a second num_cpus=0 task,
+  // build_and_run_application, with max_calls=1 (a fresh worker process each
+  // time) in the env the introspection task built; it runs serve.run
+  // (blocking=False), so the replicas exist once it ends. Pending while its
+  // worker process starts, it asks for nothing, as the introspection task.
+  // Both 0 by default (no figure measured): the replicas go out at the check.
+  Duration submit_worker_start = 0;
+  Duration submit_duration = 0;
   Duration grace_period = 60 * kSecond;   // each graceful-stop step's limit
   Duration stop_poll = 3 * kSecond;
   Duration cancel_poll = 1 * kSecond;

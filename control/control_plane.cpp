@@ -10,11 +10,13 @@ ControlPlane::ControlPlane(Executor& exec, ClusterBackend& backend, ClusterState
       router_(ctx_, apps_.apps()),
       autoscaler_(ctx_, apps_, router_),
       monitor_(ctx_, memory_),
-      shutdown_(ctx_, apps_, monitor_) {
+      shutdown_(ctx_, apps_, monitor_),
+      status_(ctx_, memory_) {
   backend.set_listener(this);
   apps_.count_worker_jobs_with([this] { return monitor_.worker_jobs(); });
   apps_.scan_status_nodes_with([this] { return monitor_.status_nodes(); });
   monitor_.after_pass = [this] { apps_.monitor_applications(); };
+  monitor_.after_status_sample = [this] { status_.pass(); };
   router_.before_change = [this] { autoscaler_.wake(); };
   apps_.on_replica_running = [this](const AppRecord& a, std::size_t i) { router_.replica_running(a, i); };
   apps_.on_replica_gone = [this](const AppRecord& a, std::size_t i, bool lost) { router_.replica_gone(a, i, lost); };

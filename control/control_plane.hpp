@@ -25,6 +25,7 @@
 
 #include "control/app_record.hpp"
 #include "control/apps_manager.hpp"
+#include "control/cluster_status.hpp"
 #include "control/control_context.hpp"
 #include "control/replica_autoscaler.hpp"
 #include "control/replica_memory.hpp"
@@ -66,8 +67,14 @@ class ControlPlane final : public BackendListener {
   void node_lost(const std::string& job_id, const std::string& reason) override;
 
   // The GPU replicas' memory pushes up to now, into the cluster state: call
-  // before reading the status.
+  // before reading the cluster directly.
   void settle_gpu_memory_reports() { memory_.settle(); }
+  // The cluster status as get_status serves it (ClusterStatus): the last
+  // monitor pass's, once keep_status has been called before the passes it
+  // should keep.
+  void keep_status(StatusOptions opts) { status_.keep(std::move(opts)); }
+  Json status() { return status_.served(); }
+  std::optional<SimTime> status_from_pass() const { return status_.served_from(); }
 
   const std::map<std::string, AppRecord>& apps() const { return apps_.apps(); }
   const AppRecord* app(const std::string& id) const { return apps_.app(id); }
@@ -85,6 +92,7 @@ class ControlPlane final : public BackendListener {
   ReplicaAutoscaler autoscaler_;
   WorkersMonitor monitor_;
   Shutdown shutdown_;
+  ClusterStatus status_;
   // In static mode no monitor pass runs; BioEngine's worker loop still
   // checks its apps every pass, so an app with auto_redeploy starts this.
   Executor::Periodic apps_monitor_;

@@ -114,6 +114,7 @@ Duration WorkersMonitor::next_pass_after(Duration work, Duration backoff, Durati
 void WorkersMonitor::pass(bool from_worker_loop) {
   if (ctx_.exited) return;
   sample_status();  // monitor_cluster: the pass's cluster status
+  if (after_status_sample) after_status_sample();
 
   AutoscalerSnapshot s;
   s.now = exec_.now();

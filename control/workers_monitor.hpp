@@ -75,6 +75,9 @@ class WorkersMonitor {
   // The pass's last step, whatever the steps before it did: the apps
   // manager's monitor_applications (worker.py:845-902@fba5ffe).
   std::function<void()> after_pass;
+  // Right after the pass's status sample: RayCluster.monitor_cluster's
+  // snapshot for get_status (ClusterStatus).
+  std::function<void()> after_status_sample;
 
  private:
   void schedule_tick(Duration delay);

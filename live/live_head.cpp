@@ -137,6 +137,7 @@ LiveOutcome LiveHead::run() {
   open_status_listener();
   record_start();
   add_head_node(cluster_, trace_, sc_);
+  if (!opt_.status_at.empty() || opt_.status_every || opt_.status_port >= 0) driver_->keep_status();
   control_->start();
   schedule_run_end();
   watch_signals();

@@ -472,6 +472,11 @@ ScenarioDriver::ScenarioDriver(const Scenario& sc, RunView world, RunResult& res
   for (const auto& ex : sc_.expectations)
     if (ex.kind == Expectation::Kind::Invariant) invariants.push_back(&ex);
   watcher_ = std::make_shared<RunWatcher>(w_, invariants);
+  // A scenario that reads the status keeps each pass's snapshot from the start.
+  for (const auto& ex : sc_.expectations)
+    if (ex.kind == Expectation::Kind::StatusLine) keep_status();
+  for (const auto& a : sc_.actions)
+    if (a.kind == "status") keep_status();
   on_shutdown_action = [this](std::optional<Duration> blocking_timeout) { w_.control.shutdown({}, blocking_timeout); };
 }
 
@@ -484,21 +489,23 @@ void ScenarioDriver::attach() {
   w_.trace.add_sink(watcher_);
 }
 
-Json ScenarioDriver::status_now() {
-  w_.control.settle_gpu_memory_reports();
-  return get_cluster_state(w_.cluster, w_.exec.now(), status_opts_);
-}
+void ScenarioDriver::keep_status() { w_.control.keep_status(status_opts_); }
+
+Json ScenarioDriver::status_now() { return w_.control.status(); }
 
 Json ScenarioDriver::take_status(const std::string& source, const Json& expect, const std::string& path) {
   const SimTime now = w_.exec.now();
   Json state = status_now();
+  const auto pass = w_.control.status_from_pass();
   auto lines = format_status_lines(state);
-  result_.status_lines.push_back("status at " + format_seconds(now) + " s (" + source + "): " + vram_summary(state));
+  result_.status_lines.push_back("status at " + format_seconds(now) + " s (" + source + (pass ? ", the pass at " + format_seconds(*pass) + " s" : std::string()) + "): " + vram_summary(state));
   for (const auto& l : format_status_text(state)) result_.status_lines.push_back(l);
   Json line_json = Json::array();
   for (const auto& l : lines) line_json.push_back(l);
   w_.trace.record(now, "status", {{"source", source}, {"lines", line_json}});
-  snapshots_.push_back({{"t", now}, {"source", source}, {"state", state}});
+  Json snapshot = {{"t", now}, {"source", source}, {"state", state}};
+  if (pass) snapshot["pass_t"] = *pass;
+  snapshots_.push_back(std::move(snapshot));
   for (auto it = expect.begin(); it != expect.end(); ++it) {
     ExpectationResult r;
     r.path = path + ".expect." + it.key();

@@ -65,8 +65,13 @@ class ScenarioDriver {
   // Runs after every action (live: is the run over?).
   std::function<void()> after_action;
 
-  // The status as a query now sees it (the GPU memory pushes settled first).
+  // The status as a query now sees it: the last monitor pass's snapshot
+  // (ClusterStatus), or the cluster now where no pass is kept.
   Json status_now();
+  // Keeps each monitor pass's snapshot from now on (call before the control
+  // plane starts): --status-at, --status-every, a live status port. A
+  // scenario's own status actions and status-line expectations call it.
+  void keep_status();
   // A status snapshot now: printed lines kept, traced, `expect` checked.
   Json take_status(const std::string& source, const Json& expect, const std::string& path);
   // Stops the timeline; traces unplaced demand and run_ended (with `end_fields`

@@ -225,6 +225,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opt) {
     w.backend.start_warm_worker(sc.initial_worker_size);
   }
   for (const auto& z : sc.warm_workers) w.backend.start_warm_worker(z);
+  if (!opt.status_at.empty() || opt.status_every) driver.keep_status();
   w.control.start();
   driver.schedule(opt.status_at, opt.status_every, opt.status_csv_path);
   if (!opt.serve_timeline_path.empty()) driver.schedule_serve_timeline(opt.serve_timeline_path, opt.serve_window);

@@ -286,6 +286,17 @@ void parse_introspection(Obj& co, ControlConfig& cc) {
   io.finish();
 }
 
+// AppBuilder.submit's build_and_run_application task (builder.py:828-865
+// @fba5ffe).
+void parse_submit_task(Obj& co, ControlConfig& cc) {
+  const Json* st = co.get("submit");
+  if (!st) return;
+  Obj so(*st, co.at("submit"), co.file());
+  cc.submit_worker_start = so.duration("worker_start", cc.submit_worker_start);
+  cc.submit_duration = so.duration("duration", cc.submit_duration);
+  so.finish();
+}
+
 }  // namespace
 
 void parse_cluster(Obj& root, Scenario& s) {
@@ -309,6 +320,7 @@ void parse_cluster(Obj& root, Scenario& s) {
   parse_latency_section(co, s);
   parse_autoscaler(co, cc);
   parse_introspection(co, cc);
+  parse_submit_task(co, cc);
   co.finish();
 }
 

@@ -37,6 +37,8 @@ struct SimOptions {
   int nodes = 1;  // in the partition
   int gpus = 1;   // per node, and per worker job (the job's default GPU count)
   Duration introspection_env_build = 20 * kSecond;  // the default
+  Duration submit_worker_start = 0, submit_duration = 0;  // the defaults
+  bool keep_status = false;  // ClusterStatus keeps each pass's snapshot
   Duration head_exit = 0;                           // the default
   Duration serve_shutdown = 0, ray_shutdown = 0, head_ray_stop = 0;  // the defaults
   std::optional<Duration> job_exit_after_stop = std::nullopt;  // the default: never
@@ -84,11 +86,14 @@ struct Sim {
     cfg.autoscaler.defaults.gpus = o.gpus;
     cfg.runtime_env_install = LatencyModel::fixed(o.runtime_env_install);
     cfg.introspection_env_build = o.introspection_env_build;
+    cfg.submit_worker_start = o.submit_worker_start;
+    cfg.submit_duration = o.submit_duration;
     cfg.head_exit = LatencyModel::fixed(o.head_exit);
     cfg.serve_shutdown = LatencyModel::fixed(o.serve_shutdown);
     cfg.ray_shutdown = LatencyModel::fixed(o.ray_shutdown);
     cfg.head_ray_stop = LatencyModel::fixed(o.head_ray_stop);
     control = std::make_unique<ControlPlane>(loop, *backend, cluster, trace, rng, std::move(policies), cfg);
+    if (o.keep_status) control->keep_status(StatusOptions{true, 30 * kSecond, true, nullptr});
     control->start();
   }
 
@@ -962,6 +967,117 @@ TEST(Introspection, AnEnvBuiltBeforeThePassLeavesNoJobInFlightAndLegacyAdmits) {
   ASSERT_EQ(slow.of("admission").size(), 1u);
   EXPECT_EQ(slow.of("admission")[0]["worker_jobs"], 1);
   EXPECT_EQ(slow.of("admission")[0]["admitted"], false);
+}
+
+// AppBuilder.submit (builder.py:828-865@fba5ffe): after admission a second
+// num_cpus=0 task, build_and_run_application, in a fresh worker process
+// (max_calls=1), runs serve.run; the replicas exist once it ends. Hand-worked
+// on a warm cluster: the first app runs on job 1 (scaled up at 1 s); the
+// second, deployed at 300 s, finds the baseline env cached, so its check
+// comes at 305 s and admits it on the worker's room. Its submit task is
+// pending 305-315 s while its worker starts and runs on the head 315-317 s.
+// The pass at 311.155 s (1 + 31 x 10.005 s) sees only that task, which asks
+// for nothing: below max_workers and past the cooldown, it scales up "with
+// defaults", a job the replica, placed on job 1's node at 317 s, never needs.
+// With no window the replica is placed at 305 s and nothing scales up.
+TEST(SubmitTask, APassWhileItsWorkerStartsScalesUpWithDefaults) {
+  SimOptions o;
+  o.max_workers = 2;
+  o.nodes = 2;
+  o.submit_worker_start = 10 * kSecond;
+  o.submit_duration = 2 * kSecond;
+  Sim sim("fixed", o);
+  sim.control->deploy(vram_app("first"));
+  sim.at(300 * kSecond, [&] { sim.control->deploy(vram_app("second", 4000)); });
+  sim.loop.run(400 * kSecond);
+  const auto admission = sim.of("admission");
+  ASSERT_EQ(admission.size(), 2u);
+  EXPECT_EQ(admission[1].t, 305 * kSecond);
+  EXPECT_EQ(admission[1]["reason"], "node_with_room");
+  const auto submitted = sim.of("submit_task_submitted");
+  ASSERT_EQ(submitted.size(), 2u);
+  EXPECT_EQ(submitted[1].t, 305 * kSecond);
+  std::vector<TraceEvent> submit_placed;
+  for (const auto& e : sim.of("task_placed"))
+    if (e["label"] == "submit second") submit_placed.push_back(e);
+  ASSERT_EQ(submit_placed.size(), 1u);
+  EXPECT_EQ(submit_placed[0]["node"], "head");
+  EXPECT_EQ(submit_placed[0].t, 315 * kSecond);
+  const auto done = sim.of("submit_task_done");
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(done[1].t, 317 * kSecond);
+  const auto ups = sim.of("scale_up");
+  ASSERT_EQ(ups.size(), 2u);
+  EXPECT_EQ(ups[1].t, 311155 * kMillisecond);
+  EXPECT_TRUE(ups[1]["demand"].empty()) << "scaled up with defaults: " << ups[1]["demand"];
+  const auto placed = sim.of("replica_placed");
+  ASSERT_EQ(placed.size(), 2u);
+  EXPECT_EQ(placed[1].t, 317 * kSecond) << "serve.run ran in the task";
+  EXPECT_EQ(placed[1]["job"], placed[0]["job"]) << "on the first worker's room";
+  EXPECT_EQ(sim.control->apps().at("second").life.state(), AppState::Running);
+
+  SimOptions at_check = o;  // the defaults: no window, the replicas go out at the check
+  at_check.submit_worker_start = 0;
+  at_check.submit_duration = 0;
+  Sim direct("fixed", at_check);
+  direct.control->deploy(vram_app("first"));
+  direct.at(300 * kSecond, [&] { direct.control->deploy(vram_app("second", 4000)); });
+  direct.loop.run(400 * kSecond);
+  EXPECT_TRUE(direct.of("submit_task_submitted").empty());
+  ASSERT_EQ(direct.of("replica_placed").size(), 2u);
+  EXPECT_EQ(direct.of("replica_placed")[1].t, 305 * kSecond);
+  EXPECT_EQ(direct.of("scale_up").size(), 1u);
+}
+
+// RayCluster.status (ray_cluster.py:320-356, 1159-1166@fba5ffe) is the
+// newest snapshot monitor_cluster took. Hand-worked: passes at 0, 1, 11.005,
+// 21.01, 31.015 s; the job goes out at 1 s and its node registers at 31 s
+// (queue 5 s, boot 20 s, registration 5 s), where the replica is placed at
+// once. A read at 31.01 s gets the pass of 21.01 s, no worker node; a read
+// at 35 s the pass of 31.015 s, the node with the replica's 0.01 GPU. Read
+// without a kept snapshot, the cluster itself already has the node at 31.01 s.
+TEST(StatusServed, AReadBetweenPassesGetsTheLastPassesSnapshot) {
+  SimOptions keep;
+  keep.keep_status = true;
+  Sim sim("fixed", keep);
+  Sim live("fixed");
+  std::vector<std::pair<std::optional<SimTime>, Json>> reads;
+  Json live_read;
+  sim.control->deploy(vram_app());
+  live.control->deploy(vram_app());
+  for (SimTime t : {31010 * kMillisecond, 35 * kSecond})
+    sim.at(t, [&] { reads.emplace_back(sim.control->status_from_pass(), sim.control->status()); });
+  live.at(31010 * kMillisecond, [&] { live_read = live.control->status(); });
+  sim.loop.run(60 * kSecond);
+  live.loop.run(60 * kSecond);
+  ASSERT_EQ(reads.size(), 2u);
+  EXPECT_EQ(reads[0].first, std::optional<SimTime>(21010 * kMillisecond));
+  EXPECT_TRUE(reads[0].second["nodes"].empty()) << reads[0].second["nodes"];
+  EXPECT_EQ(reads[0].second["cluster"]["used_gpu"], 0);
+  EXPECT_EQ(reads[1].first, std::optional<SimTime>(31015 * kMillisecond));
+  ASSERT_EQ(reads[1].second["nodes"].size(), 1u) << reads[1].second["nodes"];
+  EXPECT_TRUE(reads[1].second["nodes"].contains("node-1"));
+  EXPECT_EQ(reads[1].second["cluster"]["used_gpu"], 0.01);
+  EXPECT_EQ(live.control->status_from_pass(), std::nullopt);
+  EXPECT_TRUE(live_read["nodes"].contains("node-1")) << "the cluster now: " << live_read["nodes"];
+  EXPECT_EQ(live_read["cluster"]["used_gpu"], 0.01);
+}
+
+// stop_app cancels the deployment task, and with it the submit task: no
+// replica ever goes out.
+TEST(SubmitTask, AStopWhileItIsPendingCancelsIt) {
+  SimOptions o;
+  o.introspection_env_build = 500 * kMillisecond;
+  o.submit_worker_start = 10 * kSecond;
+  Sim sim("fixed", o);
+  sim.control->deploy(vram_app());
+  sim.at(8 * kSecond, [&] { sim.control->stop_app("app"); });
+  sim.loop.run(300 * kSecond);
+  ASSERT_EQ(sim.of("submit_task_submitted").size(), 1u);
+  EXPECT_TRUE(sim.of("submit_task_done").empty());
+  EXPECT_TRUE(sim.of("replicas_submitted").empty());
+  EXPECT_EQ(sim.cluster.pending_count(), 0u);
+  EXPECT_EQ(sim.control->apps().at("app").life.state(), AppState::Deleted);
 }
 
 // The fifth defect (docs/models.md): Ray lists an actor PENDING_CREATION
