@@ -32,7 +32,8 @@ struct AppSpec {
   // The app's ProxyDeployment actor's memory (BioEngine's deploy argument
   // proxy_memory_in_gb, 0.5 unless given: manager.py:2326-2327@fba5ffe),
   // which AppBuilder._sum_resources adds to the admission check's memory
-  // (builder.py:405@fba5ffe). The proxy actor itself is not modelled.
+  // (builder.py:405@fba5ffe) and its replica asks for (apps_manager_proxy.cpp);
+  // 0: no proxy (a scheduler's pod, not a BioEngine app).
   std::int64_t proxy_memory_bytes = std::int64_t{512} << 20;
   int replicas = 1;
   std::optional<std::int64_t> observed_vram_mb;  // driver-observed peak per replica, context included
@@ -82,6 +83,8 @@ struct AppRecord {
   SizingResult sizing;
   ResourceSet replica_request;
   std::vector<ReplicaRecord> replicas;
+  // The application's ProxyDeployment replica, once serve.run has deployed it.
+  std::optional<ReplicaRecord> proxy;
   bool deploy_cancelled = false;  // stopped while its deploy was queued or in introspection
   // Ray Serve's constructor failures (DeploymentState): failed starts in a
   // row, the last error, and whether a replica of this deploy ever ran.

@@ -24,6 +24,7 @@ void AppsManager::deploy(const AppSpec& spec) {
   if (!fresh) {
     // A redeploy replaces the replicas once admitted; drop the old ones now.
     withdraw_replicas(app);
+    withdraw_proxy(app);
     app.replicas.clear();
     app.running_at.reset();
   }
@@ -317,7 +318,10 @@ void AppsManager::update_app_state(AppRecord& app, const std::string& reason) {
   const bool all_running = std::all_of(app.replicas.begin(), app.replicas.end(), [](const ReplicaRecord& r) {
     return r.life.state() == ReplicaState::Running || r.life.state() == ReplicaState::Stopped;
   });
+  if (!proxy_running(app)) return;  // Serve's app is RUNNING once all its deployments are
   if (all_running && live_replicas(app) > 0) set_app_state(app, AppState::Running, reason);
+  else if (app.replicas.empty() && app.spec.serve && app.spec.serve->autoscaling)
+    set_app_state(app, AppState::Running, "0 replicas");
 }
 
 void AppsManager::stop_app(const std::string& id) {
@@ -340,6 +344,7 @@ void AppsManager::stop_app(const std::string& id) {
   if (app.life.state() == AppState::Deleted) return;
   set_app_state(app, AppState::Deleting, "stop_app");
   withdraw_replicas(app);
+  withdraw_proxy(app);
   set_app_state(app, AppState::Deleted, "replicas stopped");
   place_pending();
 }
@@ -351,6 +356,7 @@ void AppsManager::delete_app(const std::string& id) {
 
 void AppsManager::node_lost(const NodeId& id, const std::vector<Demand>& lost) {
   for (const Demand& d : lost) {
+    if (proxy_lost(d.id, id)) continue;
     auto it = replica_of_.find(d.id);
     if (it == replica_of_.end()) continue;
     AppRecord& app = apps_.at(it->second.first);
@@ -379,6 +385,7 @@ void AppsManager::undeploy_all() {
     if (app.life.state() == AppState::Deleted) continue;
     set_app_state(app, AppState::Deleting, "shutdown");
     withdraw_replicas(app);
+    withdraw_proxy(app);
     set_app_state(app, AppState::Deleted, "undeployed at shutdown");
   }
   for (const auto& [task, id] : introspection_of_) cluster_.withdraw(task);

@@ -87,6 +87,14 @@ class AppsManager {
   void submit_task(AppRecord& app, const std::string& reason);
   void submit_task_placed(DemandId task);
   void withdraw_submit_task(const std::string& app_id);
+  // The ProxyDeployment replica (apps_manager_proxy.cpp): submitted with
+  // the replicas, placed like them, running once its env is installed.
+  static bool has_proxy(const AppSpec& spec);
+  void submit_proxy(AppRecord& app);
+  void proxy_placed(AppRecord& app, const Placement& p);
+  static bool proxy_running(const AppRecord& app);
+  void withdraw_proxy(AppRecord& app);
+  bool proxy_lost(DemandId demand, const NodeId& node);  // false: not a proxy
   ClusterGpuView gpu_view() const;
   AdmissionSnapshot admission_snapshot() const;
   void replica_placed(AppRecord& app, ReplicaRecord& r, const Placement& p);
@@ -129,6 +137,8 @@ class AppsManager {
   std::map<std::pair<NodeId, std::string>, SimTime> runtime_env_ready_at_;
   std::map<DemandId, std::string> introspection_of_;  // task -> app
   std::map<DemandId, std::pair<std::string, std::string>> submit_of_;  // task -> (app, reason)
+  std::map<DemandId, std::string> proxy_of_;  // proxy demand -> app
+  std::map<NodeId, SimTime> proxy_env_ready_at_;  // when a node's proxy env exists
   // gpu_view() reads only what nodes joining or leaving change.
   mutable std::optional<std::pair<std::uint64_t, ClusterGpuView>> gpu_view_cache_;
 };

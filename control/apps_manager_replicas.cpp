@@ -33,11 +33,15 @@ void AppsManager::submit_replicas(AppRecord& app, const std::string& reason) {
   app.replica_has_started = false;
   set_app_state(app, AppState::Deploying, reason);
   for (int i = 0; i < app.spec.replicas; ++i) add_replica(app);
+  // serve.run deploys the app's proxy beside its deployments, the ingress
+  // last (build_app.py:_build_app_recursive lists children first,
+  // :180@5866967ffd), so its replica is the newest actor.
+  submit_proxy(app);
   trace_.record(exec_.now(), "replicas_submitted",
                 {{"app", id}, {"replicas", app.spec.replicas}, {"resources", req.to_json()}});
   // An autoscaled deployment may start at zero replicas: it is RUNNING with
   // none, and its first request starts one.
-  if (app.replicas.empty() && app.spec.serve && app.spec.serve->autoscaling)
+  if (app.replicas.empty() && app.spec.serve && app.spec.serve->autoscaling && proxy_running(app))
     set_app_state(app, AppState::Running, "0 replicas");
   place_pending();
 }
@@ -85,6 +89,10 @@ bool AppsManager::scale_replicas(const std::string& id, int target, const std::s
 
 void AppsManager::place_pending() {
   for (const Placement& p : cluster_.schedule_pending()) {
+    if (auto proxy = proxy_of_.find(p.demand); proxy != proxy_of_.end()) {
+      proxy_placed(apps_.at(proxy->second), p);
+      continue;
+    }
     auto it = replica_of_.find(p.demand);
     if (it == replica_of_.end()) {
       const Demand* d = cluster_.demand(p.demand);

@@ -56,6 +56,9 @@ struct ControlConfig {
   Duration health_check_period = 10 * kSecond;
   LatencyModel runtime_env_install = LatencyModel::fixed(0);
   LatencyModel replica_init = LatencyModel::fixed(0);
+  // The ProxyDeployment's own runtime env (pip = proxy_pip), installed once
+  // per node; 0 by default (no measured figure).
+  LatencyModel proxy_env_install = LatencyModel::fixed(0);
   // What follows close_all until the process exits, in order: RayCluster.stop's
   // serve.shutdown, ray.shutdown (the client's disconnect) and the head's
   // `ray stop --grace-period 30` (ray_cluster.py:1267-1296, 976-1020

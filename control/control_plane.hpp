@@ -1,7 +1,8 @@
 #pragma once
 // The serving control plane, a thin owner of the real system's modules:
 //   AppsManager     (apps_manager.hpp)     deploy lock, introspection, sizing,
-//                                          admission, replica lifecycle
+//                                          admission, the submit task, replica
+//                                          and proxy-replica lifecycles
 //   Router          (router.hpp)           calls to an app's replicas
 //   WorkersMonitor  (workers_monitor.hpp)  autoscaler loop, worker creation,
 //                                          graceful stops, nodes joining and

@@ -70,7 +70,12 @@ std::string ray_accelerator_type(const std::string& device_name);
 struct HeadSpec {
   std::string ip = "10.0.0.254";
   int cpus = 0;           // 0: the head runs no tasks (the usual SLURM setup)
-  std::int64_t memory_gb = 0;
+  // Ray's memory resource on the head: BioEngine's `ray start --head` passes
+  // --memory only with head_memory_in_gb (ray_cluster.py:780-785@fba5ffe),
+  // so Ray takes 70% of the host's available memory (resource_and_label_spec.py
+  // :374-398@5866967ffd). 16 GB is an assumption (about 23 GB available);
+  // it holds the apps' proxy replicas (32 of 0.5 GiB).
+  std::int64_t memory_gb = 16;
   int gpus = 0;
   std::string gpu;        // catalogue name when gpus > 0
   bool mig_enabled = false;  // MIG on the head's GPU: the head's detection does not look

@@ -39,6 +39,7 @@ struct SimOptions {
   Duration introspection_env_build = 20 * kSecond;  // the default
   Duration submit_worker_start = 0, submit_duration = 0;  // the defaults
   bool keep_status = false;  // ClusterStatus keeps each pass's snapshot
+  Duration proxy_env_install = 0;  // the default
   Duration head_exit = 0;                           // the default
   Duration serve_shutdown = 0, ray_shutdown = 0, head_ray_stop = 0;  // the defaults
   std::optional<Duration> job_exit_after_stop = std::nullopt;  // the default: never
@@ -58,7 +59,8 @@ struct Sim {
     NodeSpec head;
     head.ip = "10.0.0.254";
     head.head = true;
-    head.resources.set(kCPU, 0);  // nothing runs on the head
+    head.resources.set(kCPU, 0);  // nothing runs on the head but the apps' proxies:
+    head.resources.set(kMemory, 16.0 * (std::int64_t{1} << 30));  // 16 GB, vramsim's default head
     cluster.add_node(std::move(head), 0);
 
     SimSlurmConfig sc;
@@ -87,6 +89,7 @@ struct Sim {
     cfg.runtime_env_install = LatencyModel::fixed(o.runtime_env_install);
     cfg.introspection_env_build = o.introspection_env_build;
     cfg.submit_worker_start = o.submit_worker_start;
+    cfg.proxy_env_install = LatencyModel::fixed(o.proxy_env_install);
     cfg.submit_duration = o.submit_duration;
     cfg.head_exit = LatencyModel::fixed(o.head_exit);
     cfg.serve_shutdown = LatencyModel::fixed(o.serve_shutdown);
@@ -1027,6 +1030,63 @@ TEST(SubmitTask, APassWhileItsWorkerStartsScalesUpWithDefaults) {
   ASSERT_EQ(direct.of("replica_placed").size(), 2u);
   EXPECT_EQ(direct.of("replica_placed")[1].t, 305 * kSecond);
   EXPECT_EQ(direct.of("scale_up").size(), 1u);
+}
+
+// The app's ProxyDeployment replica (bootstrap.py:718-742@fba5ffe): 0 CPUs
+// and 0.5 GiB of memory, so Ray places it on the head (16 GB here) as soon as
+// serve.run deploys it, at the resource check (25 s: the introspection env
+// builds 20 s, runs 5 s); it then installs its own env, 100 s here. The
+// app's replica runs at 31 s (job at 1 s + queue 5 + boot 20 + registration
+// 5), but the app is RUNNING only with its proxy, at 125 s. Installing, the
+// proxy is PENDING_CREATION, so pending demand (the fifth defect): past the
+// cooldown, the pass at 61.03 s (1 + 6 x 10.005 s) scales up again, sized
+// from the proxy's memory alone; pending=excludes-installing does not.
+TEST(ProxyReplica, ItRunsOnTheHeadGatesRunningAndIsPendingDemandWhileItInstalls) {
+  SimOptions o;
+  o.max_workers = 2;
+  o.nodes = 2;
+  o.proxy_env_install = 100 * kSecond;
+  for (const std::string pending : {"", ",pending=excludes-installing"}) {
+    SCOPED_TRACE("fixed" + pending);
+    Sim sim("fixed" + pending, o);
+    sim.control->deploy(vram_app());
+    sim.loop.run(200 * kSecond);
+    const auto placed = sim.of("proxy_placed");
+    ASSERT_EQ(placed.size(), 1u);
+    EXPECT_EQ(placed[0].t, 25 * kSecond);
+    EXPECT_EQ(placed[0]["node"], "head");
+    EXPECT_EQ(placed[0]["memory"], std::int64_t{512} << 20);
+    ASSERT_EQ(sim.of("replica_running").size(), 1u);
+    EXPECT_EQ(sim.of("replica_running")[0].t, 31 * kSecond);
+    ASSERT_EQ(sim.of("proxy_running").size(), 1u);
+    EXPECT_EQ(sim.of("proxy_running")[0].t, 125 * kSecond);
+    const AppRecord* app = sim.control->app("app");
+    ASSERT_TRUE(app && app->running_at);
+    EXPECT_EQ(*app->running_at, 125 * kSecond) << "Serve's app is RUNNING once every deployment is";
+    const auto ups = sim.of("scale_up");
+    if (!pending.empty()) {
+      EXPECT_EQ(ups.size(), 1u) << "the installing proxy is no demand";
+      continue;
+    }
+    ASSERT_EQ(ups.size(), 2u);
+    EXPECT_EQ(ups[1].t, 61030 * kMillisecond);
+    EXPECT_EQ(ups[1]["demand"], Json({{"memory", 536870912.0}})) << "sized from the proxy";
+  }
+}
+
+// Stopped, the app's proxy goes with its replicas: the head's memory is free
+// again.
+TEST(ProxyReplica, AStopFreesItsMemory) {
+  Sim sim("fixed");
+  sim.control->deploy(vram_app());
+  sim.at(100 * kSecond, [&] { sim.control->stop_app("app"); });
+  double during = -1;
+  sim.at(90 * kSecond, [&] { during = sim.cluster.node("head")->available.get(kMemory); });
+  sim.loop.run(200 * kSecond);
+  const double total = sim.cluster.node("head")->total().get(kMemory);
+  EXPECT_EQ(during, total - 536870912.0);
+  EXPECT_EQ(sim.cluster.node("head")->available.get(kMemory), total);
+  EXPECT_EQ(sim.cluster.pending_count(), 0u);
 }
 
 // RayCluster.status (ray_cluster.py:320-356, 1159-1166@fba5ffe) is the
