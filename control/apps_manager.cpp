@@ -128,12 +128,25 @@ void AppsManager::submit_task_placed(DemandId task) {
   });
 }
 
+void AppsManager::node_registered(const NodeId& node) {
+  const Duration lag = cfg_.dashboard_first_report.sample(ctx_.rng.stream("dashboard.first_report"));
+  if (lag <= 0) return;
+  dashboard_unreported_.insert(node);
+  gpu_view_cache_.reset();
+  exec_.after(lag, [this, node] {
+    if (dashboard_unreported_.erase(node)) gpu_view_cache_.reset();
+  });
+}
+
 ClusterGpuView AppsManager::gpu_view() const {
   if (gpu_view_cache_ && gpu_view_cache_->first == cluster_.membership_version()) return gpu_view_cache_->second;
   ClusterGpuView v;
   v.elastic = cfg_.slurm_mode;
   for (const Node* n : cluster_.alive_nodes()) {
     if (n->total().has(kVramMB)) v.vram_advertised = true;
+    // The dashboard's summary has no data for a node before its first
+    // report (REPORTER_UPDATE_INTERVAL_MS, reporter_consts.py:5-6@5866967ffd).
+    if (dashboard_unreported_.count(n->id)) continue;
     // ProxyActor.get_gpu_memory_sizing (proxy_actor.py:439-474@1725d5c): per
     // node, int(its GPUs' total MiB / int(its GPU resource)), nodes without
     // either skipped; the smallest over the nodes. The node's mean, so a node
@@ -355,6 +368,7 @@ void AppsManager::delete_app(const std::string& id) {
 }
 
 void AppsManager::node_lost(const NodeId& id, const std::vector<Demand>& lost) {
+  if (dashboard_unreported_.erase(id)) gpu_view_cache_.reset();
   for (const Demand& d : lost) {
     if (proxy_lost(d.id, id)) continue;
     auto it = replica_of_.find(d.id);

@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,6 +40,10 @@ class AppsManager {
   // A node left holding these demands: its replicas go back to pending, and
   // an app that was RUNNING turns UNHEALTHY.
   void node_lost(const NodeId& node, const std::vector<Demand>& lost);
+  // A worker's node registered: the Ray dashboard's node summary, which
+  // get_gpu_memory_sizing reads, lists it only from its first report,
+  // `dashboard_first_report` later.
+  void node_registered(const NodeId& node);
   // Shutdown's part: queued deploys and the one in introspection are
   // cancelled, every app is undeployed, introspection tasks are withdrawn.
   void undeploy_all();
@@ -141,6 +146,8 @@ class AppsManager {
   std::map<NodeId, SimTime> proxy_env_ready_at_;  // when a node's proxy env exists
   // gpu_view() reads only what nodes joining or leaving change.
   mutable std::optional<std::pair<std::uint64_t, ClusterGpuView>> gpu_view_cache_;
+  // Nodes registered whose first dashboard report has not landed yet.
+  std::set<NodeId> dashboard_unreported_;
 };
 
 }  // namespace vramsim

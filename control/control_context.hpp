@@ -59,6 +59,11 @@ struct ControlConfig {
   // The ProxyDeployment's own runtime env (pip = proxy_pip), installed once
   // per node; 0 by default (no measured figure).
   LatencyModel proxy_env_install = LatencyModel::fixed(0);
+  // From a node's registration to the Ray dashboard's first report of it
+  // (each node's reporter refreshes every 5 s: REPORTER_UPDATE_INTERVAL_MS,
+  // dashboard/modules/reporter/reporter_consts.py:5-6@5866967ffd); until then
+  // get_gpu_memory_sizing does not see the node. 0 by default (not measured).
+  LatencyModel dashboard_first_report = LatencyModel::fixed(0);
   // What follows close_all until the process exits, in order: RayCluster.stop's
   // serve.shutdown, ray.shutdown (the client's disconnect) and the head's
   // `ray stop --grace-period 30` (ray_cluster.py:1267-1296, 976-1020

@@ -40,7 +40,10 @@ void ControlPlane::deploy(const AppSpec& app) {
 }
 
 void ControlPlane::node_registered(NodeSpec spec) {
-  if (monitor_.register_node(std::move(spec))) apps_.place_pending();
+  const std::string job = spec.slurm_job_id;
+  if (!monitor_.register_node(std::move(spec))) return;
+  if (const Node* n = ctx_.cluster.node_for_job(job)) apps_.node_registered(n->id);
+  apps_.place_pending();
 }
 
 void ControlPlane::node_lost(const std::string& job_id, const std::string& reason) {

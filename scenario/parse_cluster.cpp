@@ -198,6 +198,7 @@ void parse_latency_fields(Obj& lo, Scenario& s) {
   cc.runtime_env_install = parse_latency(lo, "runtime_env_install", cc.runtime_env_install);
   cc.replica_init = parse_latency(lo, "replica_init", cc.replica_init);
   cc.proxy_env_install = parse_latency(lo, "proxy_env_install", cc.proxy_env_install);
+  cc.dashboard_first_report = parse_latency(lo, "dashboard_first_report", cc.dashboard_first_report);
   cc.serve_shutdown = parse_latency(lo, "serve_shutdown", cc.serve_shutdown);
   cc.ray_shutdown = parse_latency(lo, "ray_shutdown", cc.ray_shutdown);
   cc.head_ray_stop = parse_latency(lo, "head_ray_stop", cc.head_ray_stop);

@@ -40,6 +40,7 @@ struct SimOptions {
   Duration submit_worker_start = 0, submit_duration = 0;  // the defaults
   bool keep_status = false;  // ClusterStatus keeps each pass's snapshot
   Duration proxy_env_install = 0;  // the default
+  Duration dashboard_first_report = 0;  // the default
   Duration head_exit = 0;                           // the default
   Duration serve_shutdown = 0, ray_shutdown = 0, head_ray_stop = 0;  // the defaults
   std::optional<Duration> job_exit_after_stop = std::nullopt;  // the default: never
@@ -90,6 +91,7 @@ struct Sim {
     cfg.introspection_env_build = o.introspection_env_build;
     cfg.submit_worker_start = o.submit_worker_start;
     cfg.proxy_env_install = LatencyModel::fixed(o.proxy_env_install);
+    cfg.dashboard_first_report = LatencyModel::fixed(o.dashboard_first_report);
     cfg.submit_duration = o.submit_duration;
     cfg.head_exit = LatencyModel::fixed(o.head_exit);
     cfg.serve_shutdown = LatencyModel::fixed(o.serve_shutdown);
@@ -1087,6 +1089,37 @@ TEST(ProxyReplica, AStopFreesItsMemory) {
   EXPECT_EQ(during, total - 536870912.0);
   EXPECT_EQ(sim.cluster.node("head")->available.get(kMemory), total);
   EXPECT_EQ(sim.cluster.pending_count(), 0u);
+}
+
+// get_gpu_memory_sizing reads the Ray dashboard's node summary
+// (proxy_actor.py:379-474@1725d5c), which lists a node only from its first
+// report. Hand-worked: the worker registers at 31 s (job at 1 s + 5 + 20 + 5);
+// "second", deployed at 27 s with the introspection env cached, is checked
+// at 32 s, "third" (deployed at 40 s) at 45 s. With the first report 5 s
+// after registration (36 s), the check at 32 s sees no GPU; without a lag
+// it sees the node's 40960 MB.
+TEST(GpuSizingView, ANodeCountsFromTheDashboardsFirstReport) {
+  for (const Duration lag : {Duration{0}, 5 * kSecond}) {
+    SCOPED_TRACE(lag);
+    SimOptions o;
+    o.dashboard_first_report = lag;
+    Sim sim("fixed", o);
+    sim.control->deploy(vram_app("first"));
+    sim.at(27 * kSecond, [&] { sim.control->deploy(vram_app("second", 4000)); });
+    sim.at(40 * kSecond, [&] { sim.control->deploy(vram_app("third", 4000)); });
+    sim.loop.run(100 * kSecond);
+    ASSERT_NE(sim.worker_registered(), nullptr);
+    EXPECT_EQ(sim.worker_registered()->t, 31 * kSecond);
+    const auto sizing = sim.of("sizing");
+    ASSERT_EQ(sizing.size(), 3u);
+    EXPECT_EQ(sizing[1].t, 32 * kSecond);
+    EXPECT_EQ(sizing[2].t, 45 * kSecond);
+    if (lag == 0)
+      EXPECT_EQ(sizing[1]["min_gpu_total_mb"], 40960);
+    else
+      EXPECT_TRUE(sizing[1]["min_gpu_total_mb"].is_null()) << sizing[1]["min_gpu_total_mb"];
+    EXPECT_EQ(sizing[2]["min_gpu_total_mb"], 40960);
+  }
 }
 
 // RayCluster.status (ray_cluster.py:320-356, 1159-1166@fba5ffe) is the
