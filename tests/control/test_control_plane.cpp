@@ -1156,6 +1156,24 @@ TEST(StatusServed, AReadBetweenPassesGetsTheLastPassesSnapshot) {
   EXPECT_EQ(live_read["cluster"]["used_gpu"], 0.01);
 }
 
+// Once the worker's process has exited there is no BioEngine to ask: a read
+// gets the cluster as Ray holds it, not the frozen snapshot.
+TEST(StatusServed, AfterTheExitAReadGetsTheCluster) {
+  SimOptions keep;
+  keep.keep_status = true;
+  Sim sim("fixed", keep);
+  sim.control->deploy(vram_app());
+  std::optional<SimTime> before, after;
+  sim.at(95 * kSecond, [&] { before = sim.control->status_from_pass(); });
+  sim.at(100 * kSecond, [&] { sim.control->shutdown(); });
+  sim.at(1000 * kSecond, [&] { after = sim.control->status_from_pass(); });
+  sim.loop.run(1100 * kSecond);
+  ASSERT_TRUE(sim.control->shut_down());
+  ASSERT_LT(*sim.control->shutdown_done_at(), 1000 * kSecond);
+  EXPECT_EQ(before, std::optional<SimTime>(91045 * kMillisecond)) << "1 + 9 x 10.005 s";
+  EXPECT_EQ(after, std::nullopt);
+}
+
 // stop_app cancels the deployment task, and with it the submit task: no
 // replica ever goes out.
 TEST(SubmitTask, AStopWhileItIsPendingCancelsIt) {
