@@ -29,6 +29,8 @@ std::string describe(const TraceEvent& e) {
   if (k == "replica_placed") return str(e["replica"]) + " placed on " + str(e["node"]);
   if (k == "replica_running") return str(e["replica"]) + " running";
   if (k == "replica_lost") return "replica lost with " + str(e["node"]);
+  if (k == "proxy_placed") return str(e["app"]) + "'s proxy placed on " + str(e["node"]);
+  if (k == "proxy_running") return str(e["app"]) + "'s proxy running";
   if (k == "app_state") return str(e["app"]) + " " + str(e["to"]);
   return k;
 }
@@ -46,6 +48,7 @@ Graph causal_graph(const std::vector<TraceEvent>& events) {
   std::map<std::string, std::size_t> job_step;         // job -> latest job/node event
   std::map<std::string, std::size_t> node_registered;  // node -> its registration
   std::map<std::string, std::size_t> placed;           // replica label -> its placement
+  std::map<std::string, std::size_t> proxy_placed;     // app -> its proxy's placement
   std::map<std::string, std::vector<std::size_t>> running;  // app -> replica_running since deploy
   std::optional<std::size_t> last_demand;
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
@@ -95,6 +98,15 @@ Graph causal_graph(const std::vector<TraceEvent>& events) {
       const std::string node = str(e["node"]);
       if (node_registered.count(node)) link(node_registered[node], i, "placement");
       placed[str(e["replica"])] = i;
+    } else if (k == "proxy_placed") {
+      if (last_submitted.count(a)) link(last_submitted[a], i, "waiting for a node with room");
+      const std::string node = str(e["node"]);
+      if (node_registered.count(node)) link(node_registered[node], i, "placement");
+      proxy_placed[a] = i;
+    } else if (k == "proxy_running") {
+      // The app is RUNNING once its proxy runs too.
+      if (proxy_placed.count(a)) link(proxy_placed[a], i, "proxy env install");
+      running[a].push_back(i);
     } else if (k == "replica_running") {
       const std::string r = str(e["replica"]);
       if (placed.count(r)) link(placed[r], i, "runtime env install + replica init");
@@ -169,12 +181,13 @@ CriticalPath walk_back(const std::vector<TraceEvent>& events, const Graph& g, st
 
 namespace {
 
-// Waits a scenario's latencies set (cluster.latency, the introspection's
-// env build and run, sbatch's answer); every other wait is the control
+// Waits a scenario's latencies set (cluster.latency, the proxy's env among
+// them, the introspection's env build and run, sbatch's answer); every other wait is the control
 // plane's mechanism (a pass's phase, the deploy lock, waiting for room).
 bool set_by_input(const std::string& waited) {
   return waited == "SLURM queue wait" || waited == "node boot" || waited == "registration" ||
-         waited == "runtime env install + replica init" || waited == "introspection" || waited == "sbatch";
+         waited == "runtime env install + replica init" || waited == "introspection" || waited == "sbatch" ||
+         waited == "proxy env install";
 }
 
 }  // namespace

@@ -26,12 +26,10 @@ RunResult run_file(const std::string& name) {
 
 TraceEvent ev(SimTime t, std::string kind, Json fields) { return TraceEvent{t * kSecond, std::move(kind), std::move(fields)}; }
 
-}  // namespace
-
-// A warm node registered long ago: the replica waited for admission, so the
-// path runs through the deploy chain, not through the node.
-TEST(CriticalPath, LaterCauseWinsOverEarlierOne) {
-  std::vector<TraceEvent> events = {
+// A node registered at 2 s; app a deployed at 10 s, checked at 25 s and its
+// replica placed on that node at once.
+std::vector<TraceEvent> warm_node_deploy() {
+  return {
       ev(0, "job_submitted", {{"job", "7"}}),
       ev(0, "job_started", {{"job", "7"}, {"host", "h"}}),
       ev(1, "node_advertised", {{"job", "7"}, {"resources", Json::object()}}),
@@ -42,9 +40,17 @@ TEST(CriticalPath, LaterCauseWinsOverEarlierOne) {
       ev(25, "admission", {{"app", "a"}, {"admitted", true}, {"reason", "node_with_room"}}),
       ev(25, "replicas_submitted", {{"app", "a"}, {"replicas", 1}}),
       ev(25, "replica_placed", {{"app", "a"}, {"replica", "a#0"}, {"node", "node-1"}}),
-      ev(40, "replica_running", {{"app", "a"}, {"replica", "a#0"}}),
-      ev(40, "app_state", {{"app", "a"}, {"to", "RUNNING"}}),
   };
+}
+
+}  // namespace
+
+// A warm node registered long ago: the replica waited for admission, so the
+// path runs through the deploy chain, not through the node.
+TEST(CriticalPath, LaterCauseWinsOverEarlierOne) {
+  std::vector<TraceEvent> events = warm_node_deploy();
+  events.push_back(ev(40, "replica_running", {{"app", "a"}, {"replica", "a#0"}}));
+  events.push_back(ev(40, "app_state", {{"app", "a"}, {"to", "RUNNING"}}));
   auto p = critical_path(events, "a");
   ASSERT_TRUE(p.has_value());
   EXPECT_EQ(kinds(*p), (std::vector<std::string>{"deploy_requested", "introspection_submitted", "sizing",
@@ -87,6 +93,30 @@ TEST(CriticalPath, ColdStartRunsThroughTheWorkerJob) {
       << out.str();
   EXPECT_NE(out.str().find("by the control plane's mechanism: 1.000 s (pending demand seen by the autoscaler tick "
                            "1.000 s)"),
+            std::string::npos)
+      << out.str();
+}
+
+// The app is RUNNING once its proxy runs too: a proxy whose env installs
+// longer than the replica's path puts it on the critical path, and the wait
+// is an input (cluster.latency.proxy_env_install), not mechanism.
+TEST(CriticalPath, AProxyInstallingLongerThanTheReplicaIsOnThePath) {
+  std::vector<TraceEvent> events = warm_node_deploy();
+  for (TraceEvent e : {ev(25, "proxy_placed", {{"app", "a"}, {"node", "head"}, {"job", ""}}),
+                       ev(40, "replica_running", {{"app", "a"}, {"replica", "a#0"}}),
+                       ev(225, "proxy_running", {{"app", "a"}, {"node", "head"}}),
+                       ev(225, "app_state", {{"app", "a"}, {"to", "RUNNING"}})})
+    events.push_back(std::move(e));
+  auto p = critical_path(events, "a");
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(kinds(*p), (std::vector<std::string>{"deploy_requested", "introspection_submitted", "sizing",
+                                                 "admission", "replicas_submitted", "proxy_placed",
+                                                 "proxy_running", "app_state"}));
+  std::ostringstream out;
+  print_critical_path(*p, out);
+  EXPECT_NE(out.str().find("a's proxy running   [proxy env install]"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("set by the scenario's latencies: 215.000 s (introspection 15.000 s, proxy env install "
+                           "200.000 s)"),
             std::string::npos)
       << out.str();
 }
