@@ -52,8 +52,8 @@ class AppsManager {
   // workers monitor's); without it, every job squeue lists.
   void count_worker_jobs_with(std::function<int()> count) { worker_jobs_ = std::move(count); }
   // Where the resource check finds the nodes it scans: the last monitor
-  // pass's status (the workers monitor's); without it, or where it gives
-  // null (no monitor loop), the registered nodes now.
+  // pass's status (the workers monitor's); without it, the registered nodes
+  // now.
   void scan_status_nodes_with(std::function<const StatusNodes*()> nodes) { status_nodes_ = std::move(nodes); }
 
   // BioEngine's AppsManager.monitor_applications, the last step of each

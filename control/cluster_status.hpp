@@ -5,9 +5,8 @@
 // (:1159-1166), so a read sees the cluster as of the last pass, up to one
 // pass (10 s + the pass's work, longer while passes back off) old. Building
 // a snapshot costs O(nodes), so one is kept per pass only once a reader has
-// asked (keep); without a pass to read (no SLURM, where vramsim runs no
-// monitor loop, or after the worker's process exited) a read sees the
-// cluster as it is then.
+// asked (keep); without a pass to read (after the worker's process exited)
+// a read sees the cluster as it is then.
 #include <optional>
 
 #include "control/control_context.hpp"

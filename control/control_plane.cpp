@@ -27,16 +27,6 @@ void ControlPlane::start() { monitor_.start(); }
 void ControlPlane::deploy(const AppSpec& app) {
   autoscaler_.deployed(app);
   apps_.deploy(app);
-  if (app.auto_redeploy && !ctx_.cfg.slurm_mode && !apps_monitor_started_) {
-    apps_monitor_started_ = true;
-    apps_monitor_ = ctx_.exec.every(ctx_.cfg.monitor_tick, [this] {
-      if (ctx_.exited || ctx_.shutting_down) {
-        apps_monitor_.cancel();
-        return;
-      }
-      apps_.monitor_applications();
-    });
-  }
 }
 
 void ControlPlane::node_registered(NodeSpec spec) {

@@ -94,10 +94,6 @@ class ControlPlane final : public BackendListener {
   WorkersMonitor monitor_;
   Shutdown shutdown_;
   ClusterStatus status_;
-  // In static mode no monitor pass runs; BioEngine's worker loop still
-  // checks its apps every pass, so an app with auto_redeploy starts this.
-  Executor::Periodic apps_monitor_;
-  bool apps_monitor_started_ = false;
 };
 
 }  // namespace vramsim

@@ -10,15 +10,15 @@ WorkersMonitor::WorkersMonitor(ControlContext& ctx, ReplicaMemory& memory)
       memory_(memory), history_(ctx.cfg.status_history) {}
 
 void WorkersMonitor::start() {
-  if (cfg_.slurm_mode) {
-    // RayCluster.start runs a first monitor_cluster before it reports ready
-    // (ray_cluster.py:1233@fba5ffe). The worker's loop then polls every
-    // `monitor_poll` with its last pass at the epoch (worker.py:277@fba5ffe,
-    // `_last_monitoring = 0`), so its first poll starts a pass; the rest of
-    // the worker's start-up between the two is taken as 0.
-    pass(false);
-    schedule_tick(cfg_.monitor_poll);
-  }
+  // RayCluster.start runs a first monitor_cluster before it reports ready
+  // (ray_cluster.py:1233@fba5ffe). The worker's loop then polls every
+  // `monitor_poll` with its last pass at the epoch (worker.py:277@fba5ffe,
+  // `_last_monitoring = 0`), so its first poll starts a pass; the rest of
+  // the worker's start-up between the two is taken as 0. The loop runs in
+  // every mode (worker.py:840-902): without SLURM a pass takes the status
+  // and checks the apps, and scales nothing.
+  pass(false);
+  schedule_tick(cfg_.monitor_poll);
   sampler_ = exec_.every(cfg_.memory_sample_period, [this] { memory_.sample(); }, 0);
 }
 
@@ -67,7 +67,8 @@ void WorkersMonitor::sample_status() {
   // Only nodes whose usage changed since the last tick are read again.
   history_.begin_sample(exec_.now());
   for (const Node* n : cluster_.take_usage_changes()) {
-    if (n->spec.head) continue;
+    // get_cluster_state leaves the head out in SLURM mode only.
+    if (n->spec.head && cfg_.slurm_mode) continue;
     if (!n->alive()) {
       history_.remove(n->id);
       status_nodes_.erase(n->id);
@@ -115,6 +116,10 @@ void WorkersMonitor::pass(bool from_worker_loop) {
   if (ctx_.exited) return;
   sample_status();  // monitor_cluster: the pass's cluster status
   if (after_status_sample) after_status_sample();
+  if (!cfg_.slurm_mode) {  // monitor_cluster calls check_scaling only with SLURM workers
+    if (from_worker_loop && after_pass) after_pass();
+    return;
+  }
 
   AutoscalerSnapshot s;
   s.now = exec_.now();

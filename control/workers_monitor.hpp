@@ -57,8 +57,8 @@ class WorkersMonitor {
   // node (see status_nodes_): what `close_all` reads as the workers.
   bool listed_in_status(const std::string& node_id) const;
   // The worker nodes of that status, with what each had free then: what the
-  // admission check scans. Null where no monitor loop runs (no SLURM).
-  const StatusNodes* status_nodes() const { return cfg_.slurm_mode ? &status_nodes_ : nullptr; }
+  // admission check scans (the head too, without SLURM).
+  const StatusNodes* status_nodes() const { return &status_nodes_; }
   // SlurmWorkers.get_num_worker_jobs: squeue's worker jobs minus the
   // deletions in progress (what the autoscaler and the admission check count).
   int worker_jobs() const;

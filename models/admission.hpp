@@ -28,8 +28,8 @@ struct NodeHeadroom {
 
 // A worker node as the last monitor pass's cluster status lists it
 // (`ProxyActor.get_cluster_state`, what `RayCluster.status["nodes"]`
-// returns until the next pass; the head left out): its totals and what was
-// free then.
+// returns until the next pass; the head left out in SLURM mode): its totals
+// and what was free then.
 struct StatusNode {
   ResourceSet total, available;
 };
@@ -95,10 +95,10 @@ struct AppResources {
 };
 
 struct AdmissionSnapshot {
-  // The nodes the check scans: in SLURM mode the last monitor pass's status
+  // The nodes the check scans: the last monitor pass's status
   // (manager.py:399-421@fba5ffe reads `ray_cluster.status["nodes"]`), so a
-  // node that registered or a replica placed since is not seen; else the
-  // registered nodes now.
+  // node that registered or a replica placed since is not seen; without a
+  // status source (tests), the registered nodes now.
   HeadroomList nodes;
   AppResources add_back;             // an update: the app's admitted resources
   bool slurm_mode = true;

@@ -71,6 +71,31 @@ TEST(AutoRedeploy, AFailedAppIsRedeployedWithADoublingBackoff) {
   }
 }
 
+// monitor_applications is the last step of the worker's monitor pass, and
+// the loop runs in every mode (worker.py:840-902@fba5ffe): the passes start
+// at 1 s, then every 10.005 s (10 s + 5 ms of work), a static cluster's too.
+TEST(AutoRedeploy, ItFiresAtTheMonitorPassesInEveryMode) {
+  for (const char* mode : {"static", "slurm"}) {
+    SCOPED_TRACE(mode);
+    const auto r = events(failing(true, mode), "auto_redeploy");
+    ASSERT_FALSE(r.empty());
+    for (const auto& e : r) {
+      const auto t_us = e["t"].get<std::int64_t>();
+      EXPECT_EQ((t_us - 1'000'000) % 10'005'000, 0) << t_us;
+    }
+  }
+}
+
+// A static cluster's status is served from the last pass as well.
+TEST(AutoRedeploy, AStaticClustersStatusNamesItsPass) {
+  Json doc = failing(false);
+  doc["actions"] = Json::parse(R"([{"at": "100s", "do": "status"}])");
+  RunOptions o;
+  const RunResult r = run_scenario(parse_scenario(doc, "redeploy.json"), o);
+  ASSERT_FALSE(r.status_lines.empty());
+  EXPECT_NE(r.status_lines[0].find("the pass at 91.045 s"), std::string::npos) << r.status_lines[0];
+}
+
 TEST(AutoRedeploy, OffByDefaultAndNeverForAnAppTheCheckRejected) {
   EXPECT_TRUE(events(failing(false), "auto_redeploy").empty());
   // 20 CPUs on a 16-CPU node: the resource check rejects it, and BioEngine
