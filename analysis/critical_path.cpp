@@ -93,16 +93,14 @@ Graph causal_graph(const std::vector<TraceEvent>& events) {
         link(job_step[job], i, k == "job_started" ? "SLURM queue wait" : k == "node_advertised" ? "node boot" : "registration");
       job_step[job] = i;
       if (k == "node_registered") node_registered[str(e["node"])] = i;
-    } else if (k == "replica_placed") {
+    } else if (k == "replica_placed" || k == "proxy_placed") {
       if (last_submitted.count(a)) link(last_submitted[a], i, "waiting for a node with room");
       const std::string node = str(e["node"]);
       if (node_registered.count(node)) link(node_registered[node], i, "placement");
-      placed[str(e["replica"])] = i;
-    } else if (k == "proxy_placed") {
-      if (last_submitted.count(a)) link(last_submitted[a], i, "waiting for a node with room");
-      const std::string node = str(e["node"]);
-      if (node_registered.count(node)) link(node_registered[node], i, "placement");
-      proxy_placed[a] = i;
+      if (k == "replica_placed")
+        placed[str(e["replica"])] = i;
+      else
+        proxy_placed[a] = i;
     } else if (k == "proxy_running") {
       // The app is RUNNING once its proxy runs too.
       if (proxy_placed.count(a)) link(proxy_placed[a], i, "proxy env install");

@@ -41,8 +41,7 @@ void AppsManager::submit_replicas(AppRecord& app, const std::string& reason) {
                 {{"app", id}, {"replicas", app.spec.replicas}, {"resources", req.to_json()}});
   // An autoscaled deployment may start at zero replicas: it is RUNNING with
   // none, and its first request starts one.
-  if (app.replicas.empty() && app.spec.serve && app.spec.serve->autoscaling && proxy_running(app))
-    set_app_state(app, AppState::Running, "0 replicas");
+  if (app.replicas.empty()) update_app_state(app, "0 replicas");
   place_pending();
 }
 

@@ -67,8 +67,7 @@ void WorkersMonitor::sample_status() {
   // Only nodes whose usage changed since the last tick are read again.
   history_.begin_sample(exec_.now());
   for (const Node* n : cluster_.take_usage_changes()) {
-    // get_cluster_state leaves the head out in SLURM mode only.
-    if (n->spec.head && cfg_.slurm_mode) continue;
+    if (n->spec.head) continue;  // the admission scan and close_all look at workers only
     if (!n->alive()) {
       history_.remove(n->id);
       status_nodes_.erase(n->id);
@@ -116,11 +115,12 @@ void WorkersMonitor::pass(bool from_worker_loop) {
   if (ctx_.exited) return;
   sample_status();  // monitor_cluster: the pass's cluster status
   if (after_status_sample) after_status_sample();
-  if (!cfg_.slurm_mode) {  // monitor_cluster calls check_scaling only with SLURM workers
-    if (from_worker_loop && after_pass) after_pass();
-    return;
-  }
+  // monitor_cluster calls check_scaling only with SLURM workers.
+  if (cfg_.slurm_mode) check_scaling();
+  if (from_worker_loop && after_pass) after_pass();
+}
 
+void WorkersMonitor::check_scaling() {
   AutoscalerSnapshot s;
   s.now = exec_.now();
   s.actors = ctx_.policies.pending->actors(cluster_.pending_queue(DemandKind::Actor), cluster_.in_creation());
@@ -157,7 +157,6 @@ void WorkersMonitor::pass(bool from_worker_loop) {
       }
       break;
   }
-  if (from_worker_loop && after_pass) after_pass();
 }
 
 // ---------------------------------------------------------------- scale up

@@ -57,7 +57,7 @@ class WorkersMonitor {
   // node (see status_nodes_): what `close_all` reads as the workers.
   bool listed_in_status(const std::string& node_id) const;
   // The worker nodes of that status, with what each had free then: what the
-  // admission check scans (the head too, without SLURM).
+  // admission check scans.
   const StatusNodes* status_nodes() const { return &status_nodes_; }
   // SlurmWorkers.get_num_worker_jobs: squeue's worker jobs minus the
   // deletions in progress (what the autoscaler and the admission check count).
@@ -86,6 +86,9 @@ class WorkersMonitor {
   // apps manager's monitor_applications.
   void pass(bool from_worker_loop);
   void sample_status();  // the pass's sample into history_ and status_nodes_
+  // SlurmWorkers.check_scaling: the autoscaler's decision over a snapshot,
+  // carried out (SLURM mode only).
+  void check_scaling();
   void scale_up(const ScaleDecision& d, SimTime now, int worker_jobs, const Json& installing);
   // The labels of the actors in creation the snapshot lists, when they alone
   // are its pending demand (the fifth defect, docs/models.md); else empty.

@@ -28,8 +28,8 @@ struct NodeHeadroom {
 
 // A worker node as the last monitor pass's cluster status lists it
 // (`ProxyActor.get_cluster_state`, what `RayCluster.status["nodes"]`
-// returns until the next pass; the head left out in SLURM mode): its totals
-// and what was free then.
+// returns until the next pass; the head left out): its totals and what was
+// free then.
 struct StatusNode {
   ResourceSet total, available;
 };

@@ -473,10 +473,10 @@ ScenarioDriver::ScenarioDriver(const Scenario& sc, RunView world, RunResult& res
     if (ex.kind == Expectation::Kind::Invariant) invariants.push_back(&ex);
   watcher_ = std::make_shared<RunWatcher>(w_, invariants);
   // A scenario that reads the status keeps each pass's snapshot from the start.
-  for (const auto& ex : sc_.expectations)
-    if (ex.kind == Expectation::Kind::StatusLine) keep_status();
-  for (const auto& a : sc_.actions)
-    if (a.kind == "status") keep_status();
+  if (std::any_of(sc_.expectations.begin(), sc_.expectations.end(),
+                  [](const Expectation& ex) { return ex.kind == Expectation::Kind::StatusLine; }) ||
+      std::any_of(sc_.actions.begin(), sc_.actions.end(), [](const ScenarioAction& a) { return a.kind == "status"; }))
+    keep_status();
   on_shutdown_action = [this](std::optional<Duration> blocking_timeout) { w_.control.shutdown({}, blocking_timeout); };
 }
 
