@@ -84,15 +84,12 @@ ReplayResult replay_swf(const SwfTrace& trace, std::int64_t procs, PartitionPoli
   r.partial_lines = trace.partial_lines;
   r.log_max_procs = trace.header.max_procs;
   r.log_max_nodes = trace.header.max_nodes;
-  struct Pending {
-    std::size_t slot;  // index into r.jobs
-    PartitionJob job;
-    std::int64_t user, req_time;
-  };
-  std::vector<Pending, HugePageAllocator<Pending>> pending;
-  pending.reserve(trace.jobs.size());
+  // The replayed jobs in the trace's order, and where each comes from.
+  std::vector<std::size_t, HugePageAllocator<std::size_t>> source;
+  source.reserve(trace.jobs.size());
   r.jobs.reserve(trace.jobs.size());
-  for (const SwfJob& j : trace.jobs) {
+  for (std::size_t t = 0; t < trace.jobs.size(); ++t) {
+    const SwfJob& j = trace.jobs[t];
     const std::int64_t p = replay_procs(j);
     if (j.run_time < 0) {  // -1: unknown; 0 is a job that ran for 0 s
       ++r.skipped_no_run_time;
@@ -101,46 +98,20 @@ ReplayResult replay_swf(const SwfTrace& trace, std::int64_t procs, PartitionPoli
     } else if (p > procs) {
       ++r.skipped_too_wide;
     } else {
-      PartitionJob pj;
-      // The scheduler's id is the slot: trace ids need not be unique.
-      pj.id = static_cast<std::int64_t>(r.jobs.size());
-      pj.procs = p;
-      pj.run_time = j.run_time;
-      pj.time_limit = replay_time_limit(trace, j);
-      pending.push_back({r.jobs.size(), pj, j.user, j.req_time});
+      source.push_back(t);
       r.jobs.push_back({j.id, j.submit, -1, -1, p, j.wait});
     }
   }
-  // Submit order: by submit time, ties in file order.
-  // Logs are written in submit order: sorted only where they are not (the
-  // stable sort's buffer is as large as the jobs).
-  const auto by_submit = [&](const Pending& a, const Pending& b) {
-    return r.jobs[a.slot].submit < r.jobs[b.slot].submit;
-  };
-  if (!std::is_sorted(pending.begin(), pending.end(), by_submit))
-    std::stable_sort(pending.begin(), pending.end(), by_submit);
-  // Estimates, in submit order: a user's median sees only earlier jobs.
-  std::unordered_map<std::int64_t, RunningMedian> by_user;
-  for (Pending& p : pending) {
-    PartitionJob& pj = p.job;
-    if (estimate.kind == EstimateRule::Kind::Runtime) {
-      pj.estimate = pj.run_time;
-      ++r.estimates.run_time;
-    } else if (p.req_time > 0) {
-      pj.estimate = p.req_time;
-      ++r.estimates.requested;
-    } else if (estimate.kind == EstimateRule::Kind::Limit) {
-      pj.estimate = estimate.limit_s * trace.ticks_per_second;
-      ++r.estimates.limit;
-    } else if (auto u = by_user.find(p.user);
-               estimate.kind == EstimateRule::Kind::UserMedian && p.user >= 0 && u != by_user.end()) {
-      pj.estimate = static_cast<std::int64_t>(std::ceil(estimate.factor * u->second.median()));
-      ++r.estimates.user_median;
-    } else {
-      pj.estimate = pj.run_time;
-      ++r.estimates.run_time;
-    }
-    if (estimate.kind == EstimateRule::Kind::UserMedian && p.user >= 0) by_user[p.user].add(pj.run_time);
+  // Submit order: by submit time, ties in file order. Logs are written in
+  // submit order: sorted only where they are not.
+  std::vector<std::size_t, HugePageAllocator<std::size_t>> order;  // slots in submit order, where not in order
+  const bool in_order = std::is_sorted(r.jobs.begin(), r.jobs.end(),
+                                       [](const ReplayedJob& a, const ReplayedJob& b) { return a.submit < b.submit; });
+  if (!in_order) {
+    order.resize(r.jobs.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return r.jobs[a].submit < r.jobs[b].submit; });
   }
   PartitionScheduler::Callbacks cb;
   cb.on_start = [&](const PartitionJob& j, std::int64_t t) { r.jobs[static_cast<std::size_t>(j.id)].start = t; };
@@ -150,7 +121,38 @@ ReplayResult replay_swf(const SwfTrace& trace, std::int64_t procs, PartitionPoli
     x.timed_out = o == PartitionOutcome::Timeout;
   };
   PartitionScheduler s(procs, policy, std::move(cb));
-  for (const Pending& p : pending) s.submit(r.jobs[p.slot].submit, p.job);
+  // Each job in submit order: its estimate (a user's median sees only the
+  // jobs submitted before it), then its submission.
+  std::unordered_map<std::int64_t, RunningMedian> by_user;
+  for (std::size_t k = 0; k < r.jobs.size(); ++k) {
+    const std::size_t slot = in_order ? k : order[k];
+    const SwfJob& j = trace.jobs[source[slot]];
+    PartitionJob pj;
+    // The scheduler's id is the slot: trace ids need not be unique.
+    pj.id = static_cast<std::int64_t>(slot);
+    pj.procs = r.jobs[slot].procs;
+    pj.run_time = j.run_time;
+    pj.time_limit = replay_time_limit(trace, j);
+    if (estimate.kind == EstimateRule::Kind::Runtime) {
+      pj.estimate = pj.run_time;
+      ++r.estimates.run_time;
+    } else if (j.req_time > 0) {
+      pj.estimate = j.req_time;
+      ++r.estimates.requested;
+    } else if (estimate.kind == EstimateRule::Kind::Limit) {
+      pj.estimate = estimate.limit_s * trace.ticks_per_second;
+      ++r.estimates.limit;
+    } else if (auto u = by_user.find(j.user);
+               estimate.kind == EstimateRule::Kind::UserMedian && j.user >= 0 && u != by_user.end()) {
+      pj.estimate = static_cast<std::int64_t>(std::ceil(estimate.factor * u->second.median()));
+      ++r.estimates.user_median;
+    } else {
+      pj.estimate = pj.run_time;
+      ++r.estimates.run_time;
+    }
+    if (estimate.kind == EstimateRule::Kind::UserMedian && j.user >= 0) by_user[j.user].add(pj.run_time);
+    s.submit(r.jobs[slot].submit, pj);
+  }
   s.drain();
   return r;
 }
@@ -179,12 +181,17 @@ void write_jobs_csv(const ReplayResult& r, std::ostream& out) {
 
 namespace {
 
-double mean(const std::vector<std::int64_t>& v) {
+// One column of waits, reused for each statistic: huge pages for a long
+// trace, as the jobs themselves.
+using Waits = std::vector<std::int64_t, HugePageAllocator<std::int64_t>>;
+
+double mean(const Waits& v) {
   if (v.empty()) return 0;
   return static_cast<double>(std::accumulate(v.begin(), v.end(), 0.0L) / static_cast<long double>(v.size()));
 }
 
-double median(std::vector<std::int64_t> v) {
+// Reorders v.
+double median(Waits& v) {
   if (v.empty()) return 0;
   const std::size_t m = v.size() / 2;
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(m), v.end());
@@ -273,25 +280,31 @@ void print_replay_summary(const ReplayResult& r, const std::string& trace_name, 
   }
   if (r.jobs.empty()) return;
   const double tps = static_cast<double>(r.ticks_per_second);
-  std::vector<std::int64_t> sim_all, sim, rec;
   std::int64_t first = r.jobs.front().submit, last = 0;
   long double used = 0;
+  std::size_t recorded = 0;
   for (const auto& j : r.jobs) {
-    sim_all.push_back(j.start - j.submit);
-    if (j.recorded_wait >= 0) {
-      sim.push_back(j.start - j.submit);
-      rec.push_back(j.recorded_wait);
-    }
+    recorded += j.recorded_wait >= 0;
     first = std::min(first, j.submit);
     last = std::max(last, j.end);
     used += static_cast<long double>(j.procs) * static_cast<long double>(j.end - j.start);
   }
+  // The simulated waits of the jobs with a recorded wait (of every job
+  // where none has one), then the recorded waits.
+  Waits waits;
+  waits.reserve(recorded ? recorded : r.jobs.size());
+  for (const auto& j : r.jobs)
+    if (!recorded || j.recorded_wait >= 0) waits.push_back(j.start - j.submit);
+  const double sim_mean = mean(waits), sim_median = median(waits);
   out << "wait (s)              simulated     recorded\n";
-  if (!rec.empty()) {
-    std::snprintf(buf, sizeof buf, "  mean           %14.1f %12.1f\n  median         %14.1f %12.1f\n", mean(sim) / tps,
-                  mean(rec) / tps, median(sim) / tps, median(rec) / tps);
+  if (recorded) {
+    waits.clear();
+    for (const auto& j : r.jobs)
+      if (j.recorded_wait >= 0) waits.push_back(j.recorded_wait);
+    std::snprintf(buf, sizeof buf, "  mean           %14.1f %12.1f\n  median         %14.1f %12.1f\n", sim_mean / tps,
+                  mean(waits) / tps, sim_median / tps, median(waits) / tps);
     out << buf;
-    std::snprintf(buf, sizeof buf, "  (over the %zu jobs with a recorded wait)\n", rec.size());
+    std::snprintf(buf, sizeof buf, "  (over the %zu jobs with a recorded wait)\n", recorded);
     out << buf;
     const LogComparison c = compare_with_log(r);
     char cor[48] = "- (a wait that does not vary)";
@@ -303,7 +316,7 @@ void print_replay_summary(const ReplayResult& r, const std::string& trace_name, 
     out << buf;
   } else {
     std::snprintf(buf, sizeof buf, "  mean           %14.1f %12s\n  median         %14.1f %12s\n",
-                  mean(sim_all) / tps, "-", median(sim_all) / tps, "-");
+                  sim_mean / tps, "-", sim_median / tps, "-");
     out << buf;
     out << "  (the trace records no waits)\n";
   }

@@ -122,22 +122,39 @@ std::int64_t gpus_per_node(std::string_view tok, const LineParser& lp) {
 }
 
 SwfJob parse_job_line(std::string_view s, const LineParser& lp, std::size_t line) {
-  // The 18 SWF fields and vramsim's optional 19th (GPUs per node).
+  // The 18 SWF fields and vramsim's optional 19th (GPUs per node). The
+  // common token, -1 or up to 13 digits (kMaxValue has 13) of a value up to
+  // kMaxValue, is read as its end is found (a trace has some 18 a line);
+  // any other goes to the LineParser, which reads it or names its problem.
+  constexpr std::int64_t kNotPlain = -2;
   std::array<std::string_view, 19> tok;
+  std::array<std::int64_t, 19> plain;
   std::size_t n = 0;
   while (true) {
     while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
     if (s.empty()) break;
     std::size_t len = 0;
+    std::uint64_t v = 0;
+    for (; len < s.size() && len < 14 && static_cast<unsigned char>(s[len] - '0') < 10; ++len)
+      v = v * 10 + static_cast<unsigned char>(s[len] - '0');
+    const std::size_t digits = len;
     while (len < s.size() && !is_space(s[len])) ++len;
     if (n == tok.size()) lp.fail("field 20", "expected 18 or 19 fields, got more: " + quote(s.substr(0, len)));
-    tok[n++] = s.substr(0, len);
+    tok[n] = s.substr(0, len);
+    if (digits == len && v <= static_cast<std::uint64_t>(kMaxValue))
+      plain[n] = static_cast<std::int64_t>(v);
+    else
+      plain[n] = tok[n] == "-1" ? -1 : kNotPlain;
+    ++n;
     s.remove_prefix(len);
   }
   if (n < kSwfFields.size())
     lp.fail(kSwfFields[n], "expected 18 fields, got " + std::to_string(n) + " (line ends before " +
                                std::string(kSwfFields[n]) + ")");
-  auto i = [&](std::size_t k) { return lp.integer(tok[k], kSwfFields[k]); };
+  auto i = [&](std::size_t k) { return plain[k] != kNotPlain ? plain[k] : lp.integer(tok[k], kSwfFields[k]); };
+  auto d = [&](std::size_t k) {
+    return plain[k] != kNotPlain ? static_cast<double>(plain[k]) : lp.decimal(tok[k], kSwfFields[k]);
+  };
   SwfJob j;
   j.line = line;
   j.id = i(0);
@@ -145,8 +162,8 @@ SwfJob parse_job_line(std::string_view s, const LineParser& lp, std::size_t line
   j.wait = i(2);
   j.run_time = i(3);
   j.alloc_procs = i(4);
-  j.avg_cpu_time = lp.decimal(tok[5], kSwfFields[5]);
-  j.used_memory = lp.decimal(tok[6], kSwfFields[6]);
+  j.avg_cpu_time = d(5);  // a plain value is exact as a double (below 2^53)
+  j.used_memory = d(6);
   j.req_procs = i(7);
   j.req_time = i(8);
   j.req_memory = i(9);
@@ -170,10 +187,12 @@ SwfJob parse_job_line(std::string_view s, const LineParser& lp, std::size_t line
 SwfTrace parse_swf(std::string_view text, const std::string& file, std::size_t limit) {
   SwfTrace t;
   t.file = file;
-  // One job per line at most: sized once, not doubled (and copied) as it
-  // grows, which on a large trace cost more than the parsing.
-  const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
-  t.jobs.reserve(limit == 0 ? lines : std::min(lines, limit));
+  // Sized once, not doubled (and copied) as it grows, which on a large
+  // trace cost more than the parsing: a job's line has 18 fields and 17
+  // spaces at least, and a newline, so there are at most size / 36 + 1
+  // jobs. What is reserved beyond them is never touched, so never mapped.
+  const std::size_t most = text.size() / 36 + 1;
+  t.jobs.reserve(limit == 0 ? most : std::min(most, limit));
   std::size_t line = 0;
   while (!text.empty() && (limit == 0 || t.jobs.size() < limit)) {
     ++line;
@@ -200,15 +219,6 @@ SwfTrace parse_swf(std::string_view text, const std::string& file, std::size_t l
 SwfTrace load_swf(const std::string& path, std::size_t limit) {
   const WorkloadFile file(path);
   return parse_swf(file.text(), path, limit);
-}
-
-std::int64_t replay_procs(const SwfJob& j) { return j.alloc_procs > 0 ? j.alloc_procs : j.req_procs; }
-
-std::int64_t replay_estimate(const SwfJob& j) { return j.req_time > 0 ? j.req_time : j.run_time; }
-
-std::optional<std::int64_t> replay_time_limit(const SwfTrace& trace, const SwfJob& j) {
-  if (trace.kill_at_req_time && j.req_time > 0) return j.req_time;
-  return std::nullopt;
 }
 
 }  // namespace vramsim

@@ -96,9 +96,12 @@ struct SwfTrace {
 // processors, else the requested ones (<= 0: unknown); the user's requested
 // time as the scheduler's estimate, else the run time; a kill at the
 // requested time only where the trace asks for one (Batsim walltimes).
-std::int64_t replay_procs(const SwfJob& j);
-std::int64_t replay_estimate(const SwfJob& j);
-std::optional<std::int64_t> replay_time_limit(const SwfTrace& trace, const SwfJob& j);
+inline std::int64_t replay_procs(const SwfJob& j) { return j.alloc_procs > 0 ? j.alloc_procs : j.req_procs; }
+inline std::int64_t replay_estimate(const SwfJob& j) { return j.req_time > 0 ? j.req_time : j.run_time; }
+inline std::optional<std::int64_t> replay_time_limit(const SwfTrace& trace, const SwfJob& j) {
+  if (trace.kill_at_req_time && j.req_time > 0) return j.req_time;
+  return std::nullopt;
+}
 
 // The 18 field names, in column order, as the error messages spell them.
 extern const std::array<std::string_view, 18> kSwfFields;

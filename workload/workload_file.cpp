@@ -1,12 +1,12 @@
 #include "workload/workload_file.hpp"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 
+#include "engine/huge_page_allocator.hpp"
 #include "workload/swf.hpp"
 
 namespace vramsim {
@@ -24,12 +24,21 @@ WorkloadFile::WorkloadFile(const std::string& path) {
     throw WorkloadError(path, 0, "file", "expected a file, got a folder");
   }
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
-    size_ = static_cast<std::size_t>(st.st_size);
-    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    capacity_ = static_cast<std::size_t>(st.st_size);
+    data_ = HugePageAllocator<char>().allocate(capacity_);
+    while (size_ < capacity_) {
+      const ssize_t n = ::read(fd, data_ + size_, capacity_ - size_);
+      if (n > 0) {
+        size_ += static_cast<std::size_t>(n);
+      } else if (n == 0) {
+        break;  // the file shrank since fstat
+      } else if (errno != EINTR) {
+        ::close(fd);
+        HugePageAllocator<char>().deallocate(data_, capacity_);
+        throw WorkloadError(path, 0, "file", "read failed");
+      }
+    }
     ::close(fd);
-    if (p == MAP_FAILED) throw WorkloadError(path, 0, "file", "cannot be mapped for reading");
-    ::madvise(p, size_, MADV_SEQUENTIAL);  // advice only
-    map_ = p;
     return;
   }
   // A pipe, a /proc file (which reports no size) or an empty file: read from
@@ -50,7 +59,7 @@ WorkloadFile::WorkloadFile(const std::string& path) {
 }
 
 WorkloadFile::~WorkloadFile() {
-  if (map_) ::munmap(map_, size_);
+  if (data_) HugePageAllocator<char>().deallocate(data_, capacity_);
 }
 
 }  // namespace vramsim

@@ -58,6 +58,7 @@ bool NodeScheduler::cancel(std::int64_t at, std::int64_t id) {
   if (it == ids_.end()) return false;
   const std::uint64_t seq = it->second;
   if (running_.count(seq)) {
+    ended_early();
     finish(seq, PartitionOutcome::Cancelled);
   } else {
     const auto q = std::find_if(queue_.begin(), queue_.end(), [&](const Queued& e) { return e.seq == seq; });
@@ -78,7 +79,7 @@ void NodeScheduler::start(const Queued& q, std::vector<std::size_t> nodes) {
     r.outcome = PartitionOutcome::Timeout;
   }
   for (std::size_t n : r.nodes) take(free_[n], j.per_node);
-  ends_.insert({r.end, q.seq});
+  end_at(r.end, q.seq);
   if (policy_ == PartitionPolicy::Easy) expected_.insert({now_ + j.estimate, q.seq});
   const auto& stored = running_.emplace(q.seq, std::move(r)).first->second;
   if (cb_.on_start) cb_.on_start(stored.job, now_, stored.nodes);
@@ -88,7 +89,6 @@ void NodeScheduler::finish(std::uint64_t seq, PartitionOutcome outcome) {
   const auto it = running_.find(seq);
   const Running r = std::move(it->second);
   running_.erase(it);
-  ends_.erase({r.end, seq});
   if (policy_ == PartitionPolicy::Easy) expected_.erase({r.start + r.job.estimate, seq});
   ids_.erase(r.job.id);
   for (std::size_t n : r.nodes) give(free_[n], r.job.per_node);

@@ -73,6 +73,7 @@ class NodeScheduler : public SchedulerClock<NodeScheduler> {
     PartitionOutcome outcome = PartitionOutcome::Completed;
   };
   PartitionOutcome ending_outcome(std::uint64_t seq) const { return running_.at(seq).outcome; }
+  bool is_running(std::uint64_t seq) const { return running_.count(seq) != 0; }
   void pass();
   void start(const Queued& q, std::vector<std::size_t> nodes);
   void finish(std::uint64_t seq, PartitionOutcome outcome);

@@ -25,6 +25,7 @@ bool PartitionScheduler::cancel(std::int64_t at, std::int64_t id) {
   if (it == ids_.end()) return false;
   const std::uint64_t seq = it->second;
   if (running_.count(seq)) {
+    ended_early();
     finish(seq, PartitionOutcome::Cancelled);
   } else {
     const auto q = std::find_if(queue_.begin() + static_cast<std::ptrdiff_t>(head_), queue_.end(),
@@ -40,14 +41,14 @@ bool PartitionScheduler::cancel(std::int64_t at, std::int64_t id) {
 
 void PartitionScheduler::start(const Queued& q) {
   const PartitionJob& j = q.job;
-  Running r{j, now_, now_ + j.run_time, PartitionOutcome::Completed};
+  Running r{j, now_, now_ + j.run_time, PartitionOutcome::Completed, {}};
   if (j.time_limit && j.run_time > *j.time_limit) {
     r.end = now_ + *j.time_limit;
     r.outcome = PartitionOutcome::Timeout;
   }
   free_ -= j.procs;
-  ends_.insert({r.end, q.seq});
-  if (policy_ == PartitionPolicy::Easy) expected_.insert({now_ + j.estimate, q.seq, j.procs});
+  end_at(r.end, q.seq);
+  if (policy_ == PartitionPolicy::Easy) r.expected = expected_.insert({now_ + j.estimate, q.seq, j.procs}).first;
   const auto& stored = running_.emplace(q.seq, std::move(r)).first->second;
   if (cb_.on_start) cb_.on_start(stored.job, now_);
 }
@@ -56,8 +57,7 @@ void PartitionScheduler::finish(std::uint64_t seq, PartitionOutcome outcome) {
   const auto it = running_.find(seq);
   const Running r = std::move(it->second);
   running_.erase(it);
-  ends_.erase({r.end, seq});
-  if (policy_ == PartitionPolicy::Easy) expected_.erase({r.start + r.job.estimate, seq, r.job.procs});
+  if (policy_ == PartitionPolicy::Easy) expected_.erase(r.expected);
   ids_.erase(r.job.id);
   free_ += r.job.procs;
   if (cb_.on_end) cb_.on_end(r.job, outcome == PartitionOutcome::Cancelled ? now_ : r.end, outcome);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "backends/sim/scheduler_clock.hpp"
+#include "engine/huge_page_allocator.hpp"
 
 namespace vramsim {
 
@@ -74,12 +75,16 @@ class PartitionScheduler : public SchedulerClock<PartitionScheduler> {
     PartitionJob job;
     std::uint64_t seq = 0;
   };
+  // EASY: (start + estimate, seq, procs) of running jobs.
+  using Expected = std::pmr::set<std::tuple<std::int64_t, std::uint64_t, std::int64_t>>;
   struct Running {
     PartitionJob job;
     std::int64_t start = 0, end = 0;  // end: the real end (run time or limit)
     PartitionOutcome outcome = PartitionOutcome::Completed;
+    Expected::iterator expected{};  // EASY: its entry in expected_
   };
   PartitionOutcome ending_outcome(std::uint64_t seq) const { return running_.at(seq).outcome; }
+  bool is_running(std::uint64_t seq) const { return running_.count(seq) != 0; }
   void pass();
   void start_in_order();
   void compact();
@@ -94,11 +99,10 @@ class PartitionScheduler : public SchedulerClock<PartitionScheduler> {
   std::int64_t procs_, free_;
   PartitionPolicy policy_;
   Callbacks cb_;
-  std::vector<Queued> queue_;  // submit order, from head_ on
+  std::vector<Queued, HugePageAllocator<Queued>> queue_;  // submit order, from head_ on; a replay's may grow long
   std::size_t head_ = 0;
   std::pmr::unordered_map<std::uint64_t, Running> running_{&pool_};  // by seq
-  // EASY: (start + estimate, seq, procs) of running jobs.
-  std::pmr::set<std::tuple<std::int64_t, std::uint64_t, std::int64_t>> expected_{&pool_};
+  Expected expected_{&pool_};
 };
 
 }  // namespace vramsim

@@ -3,9 +3,10 @@
 // submission), a pending scheduling pass, and the order in which time moves
 // (docs/workloads.md): at each time, every completion first, then one pass
 // that sees them all, before time moves on. `Derived` supplies pass(),
-// finish(seq, outcome) and ending_outcome(seq).
+// finish(seq, outcome), ending_outcome(seq) and is_running(seq).
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory_resource>
 #include <optional>
 #include <set>
@@ -13,6 +14,9 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
+
+#include "engine/node_pool.hpp"
 
 namespace vramsim {
 
@@ -22,8 +26,9 @@ class SchedulerClock {
   std::int64_t now() const { return now_; }
   // The earliest pending completion, if any job runs.
   std::optional<std::int64_t> next_completion() const {
+    drop_stale_ends();
     if (ends_.empty()) return std::nullopt;
-    return ends_.begin()->first;
+    return ends_.front().first;
   }
   // Processes every event up to `until` (>= now()); the pass at `until`
   // itself waits for flush() or a later advance.
@@ -72,18 +77,30 @@ class SchedulerClock {
     return ids_.find(id);
   }
 
+  // A job starts: its real end joins the heap.
+  void end_at(std::int64_t end, std::uint64_t seq) {
+    ends_.push_back({end, seq});
+    std::push_heap(ends_.begin(), ends_.end(), std::greater<>());
+  }
+  // A running job ends before its end (a cancel): its entry stays in the
+  // heap, and is dropped when it comes to the top.
+  void ended_early() { ++stale_ends_; }
+
   void move_to(std::int64_t t) {
     for (;;) {
-      if (!ends_.empty() && ends_.begin()->first <= t) {
-        const std::int64_t e = ends_.begin()->first;
+      drop_stale_ends();
+      if (!ends_.empty() && ends_.front().first <= t) {
+        const std::int64_t e = ends_.front().first;
         // The pass at now sees all of now's events before time moves on.
         if (e > now_ && pass_pending_) {
           self().pass();
           continue;
         }
         now_ = e;
-        while (!ends_.empty() && ends_.begin()->first == e) {
-          const std::uint64_t seq = ends_.begin()->second;
+        for (drop_stale_ends(); !ends_.empty() && ends_.front().first == e; drop_stale_ends()) {
+          const std::uint64_t seq = ends_.front().second;
+          std::pop_heap(ends_.begin(), ends_.end(), std::greater<>());
+          ends_.pop_back();
           self().finish(seq, self().ending_outcome(seq));
         }
         pass_pending_ = true;
@@ -103,13 +120,27 @@ class SchedulerClock {
   // The node containers here and in the scheduler draw their nodes from one
   // pool, freed nodes reused: a job's entries cost no heap call of their own
   // (a KTH-SP2 replay: 117.6k heap allocations before, 3.7k after).
-  std::pmr::unsynchronized_pool_resource pool_;
-  std::pmr::set<Key> ends_{&pool_};  // real ends of running jobs
+  NodePool pool_;
+  // Real ends of running jobs: a min-heap of (end, seq), and how many of
+  // its entries belong to jobs that ended early.
+  mutable std::vector<Key> ends_;
+  mutable std::size_t stale_ends_ = 0;
   std::uint64_t seq_ = 0;
   std::pmr::unordered_map<std::int64_t, std::uint64_t> ids_{&pool_};  // id -> seq, queued or running
 
  private:
   Derived& self() { return static_cast<Derived&>(*this); }
+  const Derived& self() const { return static_cast<const Derived&>(*this); }
+  void drop_stale_ends() const {
+    if (stale_ends_) drop_stale_ends_now();
+  }
+  void drop_stale_ends_now() const {
+    while (stale_ends_ && !ends_.empty() && !self().is_running(ends_.front().second)) {
+      std::pop_heap(ends_.begin(), ends_.end(), std::greater<>());
+      ends_.pop_back();
+      --stale_ends_;
+    }
+  }
 };
 
 }  // namespace vramsim

@@ -151,6 +151,29 @@ TEST(Swf, ValuesOutOfRange) {
             "t.swf:1: used_memory: expected a number (-1 for unknown), got 'nan'");
 }
 
+// An integer field at the edges of int64 and of the 10^12 bound: a value
+// beyond int64 is "at most" even with bytes after it, one within int64 only
+// when whole; a minus takes int64's lowest value (-2^63) as a number.
+TEST(Swf, IntegerFieldAtTheBounds) {
+  const auto run_time = [](const std::string& tok) {
+    return error_of("1 0 0 " + tok + " 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1\n");
+  };
+  const std::string at_most = "t.swf:1: run_time: expected at most 1000000000000, got '";
+  const std::string integer = "t.swf:1: run_time: expected an integer (-1 for unknown), got '";
+  const std::string negative = "t.swf:1: run_time: expected -1 (unknown) or a value >= 0, got '";
+  EXPECT_EQ(parse_swf("1 0 0 1000000000000 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1\n", "t.swf").jobs.at(0).run_time,
+            1'000'000'000'000);
+  EXPECT_EQ(parse_swf("1 0 0 -0 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1\n", "t.swf").jobs.at(0).run_time, 0);
+  EXPECT_EQ(parse_swf("1 0 0 0007 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1\n", "t.swf").jobs.at(0).run_time, 7);
+  for (const char* tok : {"1000000000001", "9223372036854775807", "9223372036854775808", "18446744073709551616",
+                          "9223372036854775808x", "-9223372036854775809", "184467440737095516150"})
+    EXPECT_EQ(run_time(tok), at_most + tok + "'") << tok;
+  for (const char* tok : {"-", "+5", "12a", "1e3", "9223372036854775807x", "-x", "--1"})
+    EXPECT_EQ(run_time(tok), integer + tok + "'") << tok;
+  for (const char* tok : {"-2", "-9223372036854775808", "-1000000000001"})
+    EXPECT_EQ(run_time(tok), negative + tok + "'") << tok;
+}
+
 TEST(Swf, JobIdAndSubmitMustBeKnown) {
   EXPECT_EQ(error_of("-1 0 0 10 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1\n"),
             "t.swf:1: job_id: expected a job number >= 0, got -1");
@@ -261,9 +284,9 @@ TEST(Swf, LoadsTheBundledKthTrace) {
   EXPECT_EQ(t.jobs.front().id, 15);
 }
 
-// A regular file is mapped, a pipe read to its end: both give the file's
-// bytes, and an empty file gives none.
-TEST(WorkloadFileText, MappedFilesFifosAndEmptyFilesGiveTheirBytes) {
+// A regular file is read for its size, a pipe to its end: both give the
+// file's bytes, and an empty file gives none.
+TEST(WorkloadFileText, RegularFilesFifosAndEmptyFilesGiveTheirBytes) {
   const testing_support::TestDir dir;
   std::string text = "; MaxProcs: 4\n";
   for (int i = 1; i <= 5000; ++i) text += std::to_string(i) + " 0 -1 5 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 -1 -1\n";
@@ -272,10 +295,10 @@ TEST(WorkloadFileText, MappedFilesFifosAndEmptyFilesGiveTheirBytes) {
     const WorkloadFile f(path);
     EXPECT_EQ(f.text(), text);
   }
-  const SwfTrace mapped = load_swf(path), parsed = parse_swf(text, path);
-  ASSERT_EQ(mapped.jobs.size(), 5000u);
-  EXPECT_EQ(mapped.jobs.back().id, parsed.jobs.back().id);
-  EXPECT_EQ(mapped.header.max_procs, 4);
+  const SwfTrace loaded = load_swf(path), parsed = parse_swf(text, path);
+  ASSERT_EQ(loaded.jobs.size(), 5000u);
+  EXPECT_EQ(loaded.jobs.back().id, parsed.jobs.back().id);
+  EXPECT_EQ(loaded.header.max_procs, 4);
 
   const WorkloadFile empty(dir.write("empty.swf", ""));
   EXPECT_TRUE(empty.text().empty());
