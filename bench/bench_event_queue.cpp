@@ -83,8 +83,8 @@ void BM_HoldBareHeap(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
-// Through the EventLoop: every callback reschedules itself, as a simulated
-// process does. Two pointers: small and trivially copyable, so std::function
+// Through the EventLoop on its own queue (DefaultEventQueue): every callback
+// reschedules itself, as a simulated process does. Two pointers: small and trivially copyable, so std::function
 // holds it inline and no allocation happens per event.
 struct Rescheduler {
   EventLoop* loop;
@@ -94,7 +94,7 @@ struct Rescheduler {
 
 void BM_HoldEventLoop(benchmark::State& state) {
   const auto pending = static_cast<std::size_t>(state.range(0));
-  auto queue = std::make_unique<QuaternaryHeapQueue>();
+  auto queue = std::make_unique<DefaultEventQueue>();
   queue->reserve(pending);
   EventLoop loop(std::move(queue));
   XorShift rng{kSeed};
@@ -111,7 +111,8 @@ void pending_sizes(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_HoldBareHeap)->Name("hold/bare_std_priority_queue")->Apply(pending_sizes);
 BENCHMARK_TEMPLATE(BM_HoldQueue, BinaryHeapQueue)->Name("hold/binary_heap")->Apply(pending_sizes);
 BENCHMARK_TEMPLATE(BM_HoldQueue, QuaternaryHeapQueue)->Name("hold/quaternary_heap")->Apply(pending_sizes);
-BENCHMARK(BM_HoldEventLoop)->Name("hold/event_loop_4ary")->Apply(pending_sizes);
+BENCHMARK_TEMPLATE(BM_HoldQueue, RadixHeapQueue)->Name("hold/radix_heap")->Apply(pending_sizes);
+BENCHMARK(BM_HoldEventLoop)->Name("hold/event_loop")->Apply(pending_sizes);
 
 }  // namespace
 }  // namespace vramsim

@@ -15,18 +15,19 @@ EventHandle unpack(TimerId id) {
 }  // namespace
 
 EventLoop::EventLoop(std::unique_ptr<EventQueue> queue)
-    : queue_(queue ? std::move(queue) : std::make_unique<QuaternaryHeapQueue>()) {}
+    : queue_(queue ? std::move(queue) : std::make_unique<DefaultEventQueue>()),
+      default_queue_(dynamic_cast<DefaultEventQueue*>(queue_.get())) {}
 
 TimerId EventLoop::at(SimTime t, Callback fn) {
   if (t < now_) t = now_;  // the past is not schedulable; run as soon as possible
-  return pack(queue_->insert(t, std::move(fn)));
+  return pack(default_queue_ ? default_queue_->insert(t, std::move(fn)) : queue_->insert(t, std::move(fn)));
 }
 
 bool EventLoop::cancel(TimerId id) { return id != 0 && queue_->cancel(unpack(id)); }
 
 bool EventLoop::step() {
   if (queue_->empty()) return false;
-  Event ev = queue_->pop();
+  Event ev = default_queue_ ? default_queue_->pop() : queue_->pop();
   now_ = ev.time;
   ++executed_;
   ev.fn();

@@ -29,6 +29,9 @@ class EventLoop final : public Executor {
 
  private:
   std::unique_ptr<EventQueue> queue_;
+  // The queue as its own (final) type where it is the default one: calls
+  // through it are direct, not virtual.
+  DefaultEventQueue* const default_queue_;
   SimTime now_ = 0;
   bool stopped_ = false;
   std::uint64_t executed_ = 0;  // counted here, apart from the queue's own counters
