@@ -11,6 +11,23 @@
 
 namespace vramsim {
 
+namespace {
+
+// Up to n bytes from fd into `to`, a call interrupted by a signal retried:
+// 0 at its end; a WorkloadError (fd closed) where the read fails.
+std::size_t read_some(int fd, char* to, std::size_t n, const std::string& path) {
+  for (;;) {
+    const ssize_t got = ::read(fd, to, n);
+    if (got >= 0) return static_cast<std::size_t>(got);
+    if (errno != EINTR) {
+      ::close(fd);
+      throw WorkloadError(path, 0, "file", "read failed");
+    }
+  }
+}
+
+}  // namespace
+
 WorkloadFile::WorkloadFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw WorkloadError(path, 0, "file", "cannot be opened for reading");
@@ -26,17 +43,16 @@ WorkloadFile::WorkloadFile(const std::string& path) {
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     capacity_ = static_cast<std::size_t>(st.st_size);
     data_ = HugePageAllocator<char>().allocate(capacity_);
-    while (size_ < capacity_) {
-      const ssize_t n = ::read(fd, data_ + size_, capacity_ - size_);
-      if (n > 0) {
-        size_ += static_cast<std::size_t>(n);
-      } else if (n == 0) {
-        break;  // the file shrank since fstat
-      } else if (errno != EINTR) {
-        ::close(fd);
-        HugePageAllocator<char>().deallocate(data_, capacity_);
-        throw WorkloadError(path, 0, "file", "read failed");
+    try {
+      // Up to the size fstat gave: a file that shrank since ends early.
+      while (size_ < capacity_) {
+        const std::size_t got = read_some(fd, data_ + size_, capacity_ - size_, path);
+        if (got == 0) break;
+        size_ += got;
       }
+    } catch (...) {
+      HugePageAllocator<char>().deallocate(data_, capacity_);
+      throw;
     }
     ::close(fd);
     return;
@@ -44,17 +60,7 @@ WorkloadFile::WorkloadFile(const std::string& path) {
   // A pipe, a /proc file (which reports no size) or an empty file: read from
   // the same descriptor to its end.
   char buf[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n > 0) {
-      read_.append(buf, static_cast<std::size_t>(n));
-    } else if (n == 0) {
-      break;
-    } else if (errno != EINTR) {
-      ::close(fd);
-      throw WorkloadError(path, 0, "file", "read failed");
-    }
-  }
+  while (const std::size_t got = read_some(fd, buf, sizeof buf, path)) read_.append(buf, got);
   ::close(fd);
 }
 

@@ -9,7 +9,6 @@
 #include <functional>
 #include <memory_resource>
 #include <optional>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -97,7 +96,7 @@ class SchedulerClock {
           continue;
         }
         now_ = e;
-        for (drop_stale_ends(); !ends_.empty() && ends_.front().first == e; drop_stale_ends()) {
+        for (; !ends_.empty() && ends_.front().first == e; drop_stale_ends()) {
           const std::uint64_t seq = ends_.front().second;
           std::pop_heap(ends_.begin(), ends_.end(), std::greater<>());
           ends_.pop_back();
