@@ -31,9 +31,11 @@ void Shutdown::run(std::function<void()> done, std::optional<Duration> blocking_
 ShutdownPlan Shutdown::plan() const {
   ShutdownSnapshot snap;
   // close_all reads `ray_cluster.status["nodes"]`: the last monitor pass's
-  // snapshot, which misses a node that joined since.
-  for (const Node* n : ctx_.cluster.alive_nodes())
-    if (!n->spec.head && monitor_.listed_in_status(n->id)) snap.registered.push_back({n->id, n->spec.slurm_job_id});
+  // snapshot, which misses a node that joined since and still lists one
+  // that Ray lost since (its stop task then cannot run there: it times out).
+  ctx_.cluster.for_each_node([&](const Node& n) {
+    if (!n.spec.head && monitor_.listed_in_status(n.id)) snap.registered.push_back({n.id, n.spec.slurm_job_id});
+  });
   for (const auto& j : ctx_.backend.list_jobs()) snap.jobs.push_back(j.id);
   const ShutdownPlan plan = ctx_.policies.shutdown->plan(snap);
   ctx_.trace.record(ctx_.exec.now(), "shutdown_plan",

@@ -171,6 +171,12 @@ class ClusterState {
     return false;
   }
   std::size_t alive_count() const { return alive_.size() - dead_in_alive_; }
+  // Calls f on every node ever registered, dead ones included, in
+  // registration order.
+  template <class F>
+  void for_each_node(F&& f) const {
+    for (const Node& n : nodes_) f(n);
+  }
   // Alive worker nodes (not the head) with nothing placed on them; kept up
   // to date on every change, so reading it costs O(1).
   std::size_t idle_worker_count() const { return idle_workers_; }

@@ -592,6 +592,68 @@ TEST(BlockingShutdown, FixedIsForcedOutBeforeItsScancelLegacySweepsFirst) {
   }
 }
 
+// close_all stops the workers its status lists: the last pass's snapshot
+// (monitor passes at 81.04 and 91.045 s, then 101.05 s). Ray loses the warm
+// worker's node at 95 s (a raylet that dies; its SLURM job runs on); the
+// shutdown at 100 s still finds it listed and starts its stop task, which
+// asks for the node's own `slurm_job_id` resource and so cannot run: it
+// times out after the 60 s grace period (graceful_stop_failed at 160 s)
+// and scancels nothing. fixed awaits it, then sweeps the queue: scancel at
+// 160 s, the job gone at 161 s. Legacy returns at once and sweeps first
+// (the job gone at 101 s, the process with it), so the stop's timeout
+// never fires. A blocking fixed stop is forced out at 160 s (its limit, set
+// before the stop's), before the stop fails and before its sweep.
+TEST(CloseWorker, AStopTaskOnANodeRayLostTimesOutAndScancelsNothing) {
+  struct Case {
+    std::string policy;
+    std::optional<Duration> blocking;
+  };
+  for (const Case& c : {Case{"fixed", std::nullopt}, Case{"legacy", std::nullopt}, Case{"fixed", 60 * kSecond}}) {
+    SCOPED_TRACE(c.policy + (c.blocking ? " blocking" : " by signal"));
+    Sim sim(c.policy);
+    const std::string job = sim.backend->start_warm_worker(warm_worker());
+    sim.at(95 * kSecond, [&] { sim.control->node_lost(job, "raylet died"); });
+    sim.at(100 * kSecond, [&] { sim.control->shutdown({}, c.blocking); });
+    sim.loop.run(5 * kHour);
+    ASSERT_EQ(sim.of("node_lost").size(), 1u);
+    const auto plan = sim.of("shutdown_plan");
+    ASSERT_EQ(plan.size(), 1u);
+    EXPECT_EQ(plan[0]["drain"], 1) << "the pass at 91.045 s lists the node";
+    ASSERT_EQ(sim.of("graceful_stop_started").size(), 1u);
+    EXPECT_EQ(sim.of("graceful_stop_started")[0].t, 100 * kSecond);
+    EXPECT_TRUE(sim.of("node_stop_requested").empty()) << "no stop reaches a node that is gone";
+    const auto failed = sim.of("graceful_stop_failed");
+    const auto done = sim.of("shutdown_done");
+    ASSERT_EQ(done.size(), 1u);
+    const SimJob& j = sim.only_job();
+    ASSERT_TRUE(j.ended);
+    if (c.policy == "legacy") {
+      EXPECT_TRUE(failed.empty()) << "the process exited before the stop's timeout";
+      EXPECT_EQ(done[0].t, 101 * kSecond);
+      EXPECT_EQ(j.life.state(), JobState::Cancelled);
+      continue;
+    }
+    if (c.blocking) {
+      // Both limits end at 160 s; the force exit was set first.
+      EXPECT_TRUE(failed.empty()) << "forced out as the stop's limit came";
+      EXPECT_EQ(done[0].t, 160 * kSecond);
+      EXPECT_EQ(done[0]["jobs_left"], strings({job}));
+      EXPECT_TRUE(sim.of("jobs_cancelled").empty());
+      EXPECT_EQ(j.life.state(), JobState::Timeout);
+    } else {
+      ASSERT_EQ(failed.size(), 1u);
+      EXPECT_EQ(failed[0].t, 160 * kSecond);
+      EXPECT_EQ(failed[0]["error"], "stop command timed out");
+      ASSERT_EQ(sim.of("jobs_cancelled").size(), 1u);
+      EXPECT_EQ(sim.of("jobs_cancelled")[0].t, 160 * kSecond) << "the sweep, after the failed stop";
+      EXPECT_EQ(done[0].t, 161 * kSecond);
+      EXPECT_EQ(done[0]["jobs_left"], Json::array());
+      EXPECT_EQ(j.life.state(), JobState::Cancelled);
+      EXPECT_EQ(*j.ended, 161 * kSecond);
+    }
+  }
+}
+
 // RayCluster.stop after close_all returns (ray_cluster.py:1267-1296@fba5ffe):
 // serve.shutdown, ray.shutdown, the head's `ray stop`, then the worker's
 // exit. One idle warm worker, a fixed shutdown at 100 s: the graceful stop
