@@ -57,9 +57,9 @@ bool NodeScheduler::cancel(std::int64_t at, std::int64_t id) {
   const auto it = find_to_cancel(at, id);
   if (it == ids_.end()) return false;
   const std::uint64_t seq = it->second;
-  if (running_.count(seq)) {
+  if (const auto slot = running_.find_if([seq](const Running& r) { return r.seq == seq; })) {
     ended_early();
-    finish(seq, PartitionOutcome::Cancelled);
+    finish(*slot, PartitionOutcome::Cancelled);
   } else {
     const auto q = std::find_if(queue_.begin(), queue_.end(), [&](const Queued& e) { return e.seq == seq; });
     const NodeJob job = q->job;
@@ -73,23 +73,23 @@ bool NodeScheduler::cancel(std::int64_t at, std::int64_t id) {
 
 void NodeScheduler::start(const Queued& q, std::vector<std::size_t> nodes) {
   const NodeJob& j = q.job;
-  Running r{j, std::move(nodes), now_, now_ + j.run_time, PartitionOutcome::Completed};
+  Running r{j, q.seq, std::move(nodes), now_, now_ + j.run_time, PartitionOutcome::Completed};
   if (j.time_limit && j.run_time > *j.time_limit) {
     r.end = now_ + *j.time_limit;
     r.outcome = PartitionOutcome::Timeout;
   }
   for (std::size_t n : r.nodes) take(free_[n], j.per_node);
-  end_at(r.end, q.seq);
-  if (policy_ == PartitionPolicy::Easy) expected_.insert({now_ + j.estimate, q.seq});
-  const auto& stored = running_.emplace(q.seq, std::move(r)).first->second;
+  const std::int64_t end = r.end;
+  const Slot slot = running_.insert(std::move(r));
+  end_at(end, q.seq, slot);
+  if (policy_ == PartitionPolicy::Easy) expected_.insert({now_ + j.estimate, q.seq, slot});
+  const Running& stored = running_[slot];
   if (cb_.on_start) cb_.on_start(stored.job, now_, stored.nodes);
 }
 
-void NodeScheduler::finish(std::uint64_t seq, PartitionOutcome outcome) {
-  const auto it = running_.find(seq);
-  const Running r = std::move(it->second);
-  running_.erase(it);
-  if (policy_ == PartitionPolicy::Easy) expected_.erase({r.start + r.job.estimate, seq});
+void NodeScheduler::finish(Slot slot, PartitionOutcome outcome) {
+  const Running r = running_.take(slot);
+  if (policy_ == PartitionPolicy::Easy) expected_.erase({r.start + r.job.estimate, r.seq, slot});
   ids_.erase(r.job.id);
   for (std::size_t n : r.nodes) give(free_[n], r.job.per_node);
   if (cb_.on_end) cb_.on_end(r.job, outcome == PartitionOutcome::Cancelled ? now_ : r.end, outcome);
@@ -117,9 +117,9 @@ void NodeScheduler::pass() {
   auto it = expected_.begin();
   std::optional<std::vector<std::size_t>> reserved;
   while (!reserved && it != expected_.end()) {
-    shadow = std::max(it->first, now_);
-    while (it != expected_.end() && std::max(it->first, now_) == shadow) {
-      const Running& r = running_.at(it->second);
+    shadow = std::max(std::get<0>(*it), now_);
+    while (it != expected_.end() && std::max(std::get<0>(*it), now_) == shadow) {
+      const Running& r = running_[std::get<2>(*it)];
       for (std::size_t n : r.nodes) give(spare[n], r.job.per_node);
       ++it;
     }

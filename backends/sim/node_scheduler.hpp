@@ -17,7 +17,6 @@
 #include <optional>
 #include <set>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
 #include "backends/sim/partition_scheduler.hpp"
@@ -68,22 +67,25 @@ class NodeScheduler : public SchedulerClock<NodeScheduler> {
   };
   struct Running {
     NodeJob job;
+    std::uint64_t seq = 0;
     std::vector<std::size_t> nodes;
     std::int64_t start = 0, end = 0;
     PartitionOutcome outcome = PartitionOutcome::Completed;
   };
-  PartitionOutcome ending_outcome(std::uint64_t seq) const { return running_.at(seq).outcome; }
-  bool is_running(std::uint64_t seq) const { return running_.count(seq) != 0; }
+  using Slot = SlotTable<Running>::Slot;
+  void complete(Slot slot) { finish(slot, running_[slot].outcome); }
+  bool is_running(std::uint64_t seq, Slot slot) const { return running_.holds(slot) && running_[slot].seq == seq; }
   void pass();
   void start(const Queued& q, std::vector<std::size_t> nodes);
-  void finish(std::uint64_t seq, PartitionOutcome outcome);
+  void finish(Slot slot, PartitionOutcome outcome);
 
   std::vector<NodeShape> capacity_, free_;
   PartitionPolicy policy_;
   Callbacks cb_;
   std::vector<Queued> queue_;  // submit order
-  std::pmr::unordered_map<std::uint64_t, Running> running_{&pool_};
-  std::pmr::set<Key> expected_{&pool_};  // EASY: (start + estimate, seq)
+  SlotTable<Running> running_;
+  // EASY: (start + estimate, seq, slot) of running jobs.
+  std::pmr::set<std::tuple<std::int64_t, std::uint64_t, Slot>> expected_{&pool_};
 };
 
 }  // namespace vramsim

@@ -24,9 +24,9 @@ bool PartitionScheduler::cancel(std::int64_t at, std::int64_t id) {
   const auto it = find_to_cancel(at, id);
   if (it == ids_.end()) return false;
   const std::uint64_t seq = it->second;
-  if (running_.count(seq)) {
+  if (const auto slot = running_.find_if([seq](const Running& r) { return r.seq == seq; })) {
     ended_early();
-    finish(seq, PartitionOutcome::Cancelled);
+    finish(*slot, PartitionOutcome::Cancelled);
   } else {
     const auto q = std::find_if(queue_.begin() + static_cast<std::ptrdiff_t>(head_), queue_.end(),
                                 [&](const Queued& e) { return e.seq == seq; });
@@ -41,22 +41,21 @@ bool PartitionScheduler::cancel(std::int64_t at, std::int64_t id) {
 
 void PartitionScheduler::start(const Queued& q) {
   const PartitionJob& j = q.job;
-  Running r{j, now_, now_ + j.run_time, PartitionOutcome::Completed, {}};
+  Running r{j, q.seq, now_ + j.run_time, PartitionOutcome::Completed, {}};
   if (j.time_limit && j.run_time > *j.time_limit) {
     r.end = now_ + *j.time_limit;
     r.outcome = PartitionOutcome::Timeout;
   }
   free_ -= j.procs;
-  end_at(r.end, q.seq);
   if (policy_ == PartitionPolicy::Easy) r.expected = expected_.insert({now_ + j.estimate, q.seq, j.procs}).first;
-  const auto& stored = running_.emplace(q.seq, std::move(r)).first->second;
-  if (cb_.on_start) cb_.on_start(stored.job, now_);
+  const std::int64_t end = r.end;
+  const Slot slot = running_.insert(std::move(r));
+  end_at(end, q.seq, slot);
+  if (cb_.on_start) cb_.on_start(running_[slot].job, now_);
 }
 
-void PartitionScheduler::finish(std::uint64_t seq, PartitionOutcome outcome) {
-  const auto it = running_.find(seq);
-  const Running r = std::move(it->second);
-  running_.erase(it);
+void PartitionScheduler::finish(Slot slot, PartitionOutcome outcome) {
+  const Running r = running_.take(slot);
   if (policy_ == PartitionPolicy::Easy) expected_.erase(r.expected);
   ids_.erase(r.job.id);
   free_ += r.job.procs;

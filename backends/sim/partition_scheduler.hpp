@@ -8,20 +8,21 @@
 // Time is an integer in any unit the caller keeps to (`vramsim replay` uses
 // seconds). The scheduling pass at time t runs after every completion at t
 // and every submission at t, when time moves past t (advance) or on
-// flush(); again if a job of zero run time ended at t. Cost: a completion or a start is O(log R) (R running jobs); a
-// pass is O(1) under FCFS and, under EASY, O(k) to find the head job's
-// reservation (k: running jobs that must end before it fits) plus O(Q) over
-// the queue, stopping early once no processor is free. Memory: O(R + Q).
+// flush(); again if a job of zero run time ended at t. Cost: a completion or
+// a start is O(log R) (R running jobs), a cancel O(R + Q); a pass is O(1)
+// under FCFS and, under EASY, O(k) to find the head job's reservation (k:
+// running jobs that must end before it fits) plus O(Q) over the queue,
+// stopping early once no processor is free. Memory: O(R + Q), R at its peak.
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <set>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
 #include "backends/sim/scheduler_clock.hpp"
 #include "engine/huge_page_allocator.hpp"
+#include "engine/slot_table.hpp"
 
 namespace vramsim {
 
@@ -79,19 +80,21 @@ class PartitionScheduler : public SchedulerClock<PartitionScheduler> {
   using Expected = std::pmr::set<std::tuple<std::int64_t, std::uint64_t, std::int64_t>>;
   struct Running {
     PartitionJob job;
-    std::int64_t start = 0, end = 0;  // end: the real end (run time or limit)
+    std::uint64_t seq = 0;
+    std::int64_t end = 0;  // the real end (run time or limit)
     PartitionOutcome outcome = PartitionOutcome::Completed;
     Expected::iterator expected{};  // EASY: its entry in expected_
   };
-  PartitionOutcome ending_outcome(std::uint64_t seq) const { return running_.at(seq).outcome; }
-  bool is_running(std::uint64_t seq) const { return running_.count(seq) != 0; }
+  using Slot = SlotTable<Running>::Slot;
+  void complete(Slot slot) { finish(slot, running_[slot].outcome); }
+  bool is_running(std::uint64_t seq, Slot slot) const { return running_.holds(slot) && running_[slot].seq == seq; }
   void pass();
   void start_in_order();
   void compact();
   void pass_fcfs();
   void pass_easy();
   void start(const Queued& q);
-  void finish(std::uint64_t seq, PartitionOutcome outcome);
+  void finish(Slot slot, PartitionOutcome outcome);
   // EASY: the head job's reservation (shadow time) and the processors left
   // over then for jobs that run past it.
   std::pair<std::int64_t, std::int64_t> shadow(std::int64_t need) const;
@@ -101,7 +104,7 @@ class PartitionScheduler : public SchedulerClock<PartitionScheduler> {
   Callbacks cb_;
   std::vector<Queued, HugePageAllocator<Queued>> queue_;  // submit order, from head_ on; a replay's may grow long
   std::size_t head_ = 0;
-  std::pmr::unordered_map<std::uint64_t, Running> running_{&pool_};  // by seq
+  SlotTable<Running> running_;
   Expected expected_{&pool_};
 };
 

@@ -2,11 +2,11 @@
 // The clock both partition schedulers share: completions ordered by (time,
 // submission), a pending scheduling pass, and the order in which time moves
 // (docs/workloads.md): at each time, every completion first, then one pass
-// that sees them all, before time moves on. `Derived` supplies pass(),
-// finish(seq, outcome), ending_outcome(seq) and is_running(seq).
+// that sees them all, before time moves on. `Derived` keeps its running jobs
+// in a SlotTable (engine/slot_table.hpp) and supplies pass(), complete(slot)
+// (the job there reaches its real end) and is_running(seq, slot).
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <memory_resource>
 #include <optional>
 #include <stdexcept>
@@ -27,7 +27,7 @@ class SchedulerClock {
   std::optional<std::int64_t> next_completion() const {
     drop_stale_ends();
     if (ends_.empty()) return std::nullopt;
-    return ends_.front().first;
+    return ends_.front().time;
   }
   // Processes every event up to `until` (>= now()); the pass at `until`
   // itself waits for flush() or a later advance.
@@ -50,9 +50,6 @@ class SchedulerClock {
   }
 
  protected:
-  // (time, seq): seq numbers submissions, so no two keys are equal.
-  using Key = std::pair<std::int64_t, std::uint64_t>;
-
   // What every submission checks and gets, after the scheduler's own checks
   // of the job's size: times >= 0, time moved to `at`, an id not already
   // queued or running; returns its seq. The job then waits for a pass.
@@ -76,10 +73,11 @@ class SchedulerClock {
     return ids_.find(id);
   }
 
-  // A job starts: its real end joins the heap.
-  void end_at(std::int64_t end, std::uint64_t seq) {
-    ends_.push_back({end, seq});
-    std::push_heap(ends_.begin(), ends_.end(), std::greater<>());
+  // The job of `seq`, running in `slot` of the derived scheduler's table,
+  // starts: its real end joins the heap.
+  void end_at(std::int64_t end, std::uint64_t seq, std::uint32_t slot) {
+    ends_.push_back({end, seq, slot});
+    std::push_heap(ends_.begin(), ends_.end(), later);
   }
   // A running job ends before its end (a cancel): its entry stays in the
   // heap, and is dropped when it comes to the top.
@@ -88,19 +86,19 @@ class SchedulerClock {
   void move_to(std::int64_t t) {
     for (;;) {
       drop_stale_ends();
-      if (!ends_.empty() && ends_.front().first <= t) {
-        const std::int64_t e = ends_.front().first;
+      if (!ends_.empty() && ends_.front().time <= t) {
+        const std::int64_t e = ends_.front().time;
         // The pass at now sees all of now's events before time moves on.
         if (e > now_ && pass_pending_) {
           self().pass();
           continue;
         }
         now_ = e;
-        for (; !ends_.empty() && ends_.front().first == e; drop_stale_ends()) {
-          const std::uint64_t seq = ends_.front().second;
-          std::pop_heap(ends_.begin(), ends_.end(), std::greater<>());
+        for (; !ends_.empty() && ends_.front().time == e; drop_stale_ends()) {
+          const std::uint32_t slot = ends_.front().slot;
+          std::pop_heap(ends_.begin(), ends_.end(), later);
           ends_.pop_back();
-          self().finish(seq, self().ending_outcome(seq));
+          self().complete(slot);
         }
         pass_pending_ = true;
         continue;
@@ -120,9 +118,20 @@ class SchedulerClock {
   // pool, freed nodes reused: a job's entries cost no heap call of their own
   // (a KTH-SP2 replay: 117.6k heap allocations before, 3.7k after).
   NodePool pool_;
-  // Real ends of running jobs: a min-heap of (end, seq), and how many of
+  // Real ends of running jobs: a min-heap by (end, seq) (seq numbers the
+  // submissions, so no two entries tie), and how many of
   // its entries belong to jobs that ended early.
-  mutable std::vector<Key> ends_;
+  struct End {
+    std::int64_t time;
+    std::uint64_t seq;
+    std::uint32_t slot;  // where the job runs, while it does
+  };
+  // The heap's order, as a type (not a function pointer) so that it inlines.
+  struct Later {
+    bool operator()(const End& a, const End& b) const { return a.time != b.time ? a.time > b.time : a.seq > b.seq; }
+  };
+  static constexpr Later later{};
+  mutable std::vector<End> ends_;
   mutable std::size_t stale_ends_ = 0;
   std::uint64_t seq_ = 0;
   std::pmr::unordered_map<std::int64_t, std::uint64_t> ids_{&pool_};  // id -> seq, queued or running
@@ -134,8 +143,8 @@ class SchedulerClock {
     if (stale_ends_) drop_stale_ends_now();
   }
   void drop_stale_ends_now() const {
-    while (stale_ends_ && !ends_.empty() && !self().is_running(ends_.front().second)) {
-      std::pop_heap(ends_.begin(), ends_.end(), std::greater<>());
+    while (stale_ends_ && !ends_.empty() && !self().is_running(ends_.front().seq, ends_.front().slot)) {
+      std::pop_heap(ends_.begin(), ends_.end(), later);
       ends_.pop_back();
       --stale_ends_;
     }
