@@ -87,11 +87,15 @@ void TraceRecorder::record(SimTime t, std::string kind, Json fields) {
   // so that patterns match it alike in a run and in a trace.
   if (fields.is_null()) fields = Json::object();
   // "t" and "kind" head every line; a field of that name would overwrite them.
-  if (fields.contains("t") || fields.contains("kind"))
-    throw std::logic_error("trace event '" + kind + "' uses a reserved field name (t or kind)");
+  if (fields.is_object())
+    for (const auto& field : fields.get_ref<const Json::object_t&>())
+      if (field.first == "t" || field.first == "kind")
+        throw std::logic_error("trace event '" + kind + "' uses a reserved field name (t or kind)");
   TraceEvent ev{t, std::move(kind), std::move(fields)};
   ++count_;
-  for (auto& s : sinks_) s->write(ev);
+  if (sinks_.empty()) return;
+  for (std::size_t i = 0; i + 1 < sinks_.size(); ++i) sinks_[i]->write(ev);
+  sinks_.back()->keep(std::move(ev));
 }
 
 void TraceRecorder::flush() {

@@ -32,6 +32,9 @@ class TraceSink {
  public:
   virtual ~TraceSink() = default;
   virtual void write(const TraceEvent& ev) = 0;
+  // The event, for the sink to keep: the recorder hands each event so to its
+  // last sink (no copy where that sink stores it). By default, write(ev).
+  virtual void keep(TraceEvent&& ev) { write(ev); }
   virtual void flush() {}
   virtual void close() { flush(); }  // the last call; a file sink checks its close
 };
@@ -61,6 +64,7 @@ class JsonLinesSink final : public TraceSink {
 class MemorySink final : public TraceSink {
  public:
   void write(const TraceEvent& ev) override { events.push_back(ev); }
+  void keep(TraceEvent&& ev) override { events.push_back(std::move(ev)); }
   std::vector<TraceEvent> events;
   std::vector<TraceEvent> of_kind(const std::string& kind) const;
 };

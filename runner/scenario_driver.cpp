@@ -485,8 +485,8 @@ ScenarioDriver::~ScenarioDriver() = default;
 const std::vector<TraceEvent>& ScenarioDriver::events() const { return memory_->events; }
 
 void ScenarioDriver::attach() {
-  w_.trace.add_sink(memory_);
   w_.trace.add_sink(watcher_);
+  w_.trace.add_sink(memory_);  // last: it keeps each event without a copy
 }
 
 void ScenarioDriver::keep_status() { w_.control.keep_status(status_opts_); }

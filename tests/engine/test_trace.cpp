@@ -111,6 +111,51 @@ TEST(TraceRecorder, FansOutToEverySink) {
   EXPECT_EQ(rec.count(), 2u);
 }
 
+// Every sink but the last gets write(event); the last gets keep(event), the
+// event to keep, whose default is write: each sees the whole event.
+TEST(TraceRecorder, TheLastSinkIsHandedTheEventToKeep) {
+  struct Counting final : TraceSink {
+    int writes = 0, keeps = 0;
+    TraceEvent last;
+    void write(const TraceEvent& ev) override {
+      ++writes;
+      last = ev;
+    }
+    void keep(TraceEvent&& ev) override {
+      ++keeps;
+      last = std::move(ev);
+    }
+  };
+  auto first = std::make_shared<Counting>(), second = std::make_shared<Counting>();
+  auto mem = std::make_shared<MemorySink>();
+  TraceRecorder rec;
+  rec.add_sink(first);
+  rec.add_sink(second);
+  rec.record(1, "x", Json{{"k", "a long string that no small-string buffer holds"}});
+  EXPECT_EQ(first->writes, 1);
+  EXPECT_EQ(first->keeps, 0);
+  EXPECT_EQ(second->writes, 0);
+  EXPECT_EQ(second->keeps, 1);
+  EXPECT_EQ(first->last.to_json(), second->last.to_json());
+  rec.add_sink(mem);  // now last: keeps its own, the others write
+  rec.record(2, "y", Json{{"k", 2}});
+  EXPECT_EQ(second->writes, 1);
+  ASSERT_EQ(mem->events.size(), 1u);
+  EXPECT_EQ(mem->events[0].kind, "y");
+  EXPECT_EQ(mem->events[0]["k"], 2);
+  EXPECT_EQ(second->last.to_json(), mem->events[0].to_json());
+}
+
+// "t" and "kind" head every line: a field of either name is refused, and
+// a field that only starts like one is not.
+TEST(TraceRecorder, ReservedFieldNamesAreRefused) {
+  TraceRecorder rec;
+  EXPECT_THROW(rec.record(0, "x", Json{{"a", 1}, {"t", 2}}), std::logic_error);
+  EXPECT_THROW(rec.record(0, "x", Json{{"kind", "y"}}), std::logic_error);
+  EXPECT_NO_THROW(rec.record(0, "x", Json{{"tt", 1}, {"kinds", 2}, {"k", 3}}));
+  EXPECT_EQ(rec.count(), 1u);
+}
+
 
 TEST(JsonLinesSink, BufferedLinesAreTheEventsJson) {
   std::ostringstream out;
