@@ -4,6 +4,7 @@
 // in; the policy never reads a clock.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/cluster_state.hpp"
@@ -45,7 +46,9 @@ struct ScaleDecision {
   std::vector<WorkerUsage> remove;     // ScaleDown
   Duration idle_for = 0;               // ScaleDown
   bool scale_down_checked = false;     // the check interval restarts
-  std::string note;                    // why nothing happened, or the error
+  // Why nothing happened, or the error: a literal (static storage), so that
+  // the pass that decides nothing, some 8,640 a day, allocates nothing.
+  std::string_view note;
 };
 
 class AutoscalerPolicy {
