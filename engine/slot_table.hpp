@@ -22,13 +22,11 @@ class SlotTable {
     if (free_.empty()) {
       if (cells_.size() > kMaxSlot) throw std::length_error("slot table: more than 2^32 values");
       cells_.emplace_back(std::move(v));
-      ++size_;
       return static_cast<Slot>(cells_.size() - 1);
     }
     const Slot s = free_.back();
     free_.pop_back();
     cells_[s].emplace(std::move(v));
-    ++size_;
     return s;
   }
   // Removes the value at s and returns it (s must hold one).
@@ -36,14 +34,14 @@ class SlotTable {
     T v = std::move(*cells_[s]);
     cells_[s].reset();
     free_.push_back(s);
-    --size_;
     return v;
   }
   bool holds(Slot s) const { return s < cells_.size() && cells_[s].has_value(); }
   T& operator[](Slot s) { return *cells_[s]; }
   const T& operator[](Slot s) const { return *cells_[s]; }
-  std::size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
+  // Every slot holds a value or is on the free list.
+  std::size_t size() const { return cells_.size() - free_.size(); }
+  bool empty() const { return size() == 0; }
   // The first slot in slot order whose value satisfies pred: O(peak size).
   template <class Pred>
   std::optional<Slot> find_if(Pred&& pred) const {
@@ -56,7 +54,6 @@ class SlotTable {
   static constexpr std::size_t kMaxSlot = 0xFFFFFFFFu;
   std::vector<std::optional<T>> cells_;
   std::vector<Slot> free_;
-  std::size_t size_ = 0;
 };
 
 }  // namespace vramsim
