@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <array>
+#include <cstring>
 #include <filesystem>
+#include <memory>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -251,6 +254,64 @@ TEST(Swf, PartialExecutionLinesAreNotJobs) {
   EXPECT_EQ(t.jobs[0].run_time, 30);
   EXPECT_EQ(t.jobs[1].status, 0);
   EXPECT_EQ(t.partial_lines, 3u);
+}
+
+// A line is read 64 bytes at a time: tokens of every length from 1 to 13
+// digits, at every offset, across chunk boundaries, in lines past 128
+// bytes, with gaps of spaces and tabs, read as std::stoll reads their
+// digits. The text lies in a buffer of exactly its size (the last line
+// runs to its end, without a newline), so a read past it is an error under
+// AddressSanitizer.
+TEST(Swf, TokensOfEveryLengthAtEveryOffsetReadAsTheirDigits) {
+  std::string text;
+  std::vector<std::array<std::string, 18>> want;
+  std::uint64_t state = 12345;
+  const auto digit = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<char>('0' + (state >> 33) % 10);
+  };
+  for (int pad = 0; pad < 80; ++pad) {
+    std::array<std::string, 18> tok;
+    text += std::string(static_cast<std::size_t>(pad), ' ');
+    for (std::size_t i = 0; i < tok.size(); ++i) {
+      const std::size_t len = (i + static_cast<std::size_t>(pad)) % 13 + 1;
+      for (std::size_t k = 0; k < len; ++k) tok[i] += digit();
+      if (len == 13) tok[i][0] = '0';  // at most 10^12
+      if (i == 10) tok[i] = "1";       // status: a whole job
+      if (i > 0) text += (i + static_cast<std::size_t>(pad)) % 4 == 0 ? "\t" : std::string((i * 7 + static_cast<std::size_t>(pad)) % 3 + 1, ' ');
+      text += tok[i];
+    }
+    want.push_back(tok);
+    if (pad + 1 < 80) text += pad % 2 ? "\n" : "  \r\n";
+  }
+  const auto buffer = std::make_unique<char[]>(text.size());
+  std::memcpy(buffer.get(), text.data(), text.size());
+  const SwfTrace t = parse_swf(std::string_view(buffer.get(), text.size()), "t.swf");
+  ASSERT_EQ(t.jobs.size(), want.size());
+  for (std::size_t j = 0; j < want.size(); ++j) {
+    const auto v = [&](std::size_t i) { return static_cast<std::int64_t>(std::stoll(want[j][i])); };
+    const SwfJob& job = t.jobs[j];
+    const std::int64_t got[] = {job.id, job.submit, job.wait, job.run_time, job.alloc_procs,
+                                static_cast<std::int64_t>(job.avg_cpu_time), static_cast<std::int64_t>(job.used_memory),
+                                job.req_procs, job.req_time, job.req_memory, job.status, job.user, job.group,
+                                job.executable, job.queue, job.partition, job.preceding_job, job.think_time};
+    for (std::size_t i = 0; i < 18; ++i) EXPECT_EQ(got[i], v(i)) << "line " << j + 1 << ", field " << i << ": '" << want[j][i] << "'";
+  }
+}
+
+// A token that is not all digits is named whole wherever it lies: one that
+// crosses from one 64-byte chunk into the next, with its bad byte on
+// either side.
+TEST(Swf, ABadByteInATokenAcrossChunksIsNamed) {
+  for (std::size_t len = 2; len <= 13; ++len)
+    for (std::size_t bad = 0; bad < len; ++bad) {
+      std::string tok(len, '7');
+      tok[bad] = 'x';
+      // run_time (the 4th token) starts at 64 - len / 2: it crosses byte 64.
+      const std::string head = "1 0 0";
+      const std::string line = head + std::string(64 - len / 2 - head.size(), ' ') + tok + " 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1\n";
+      EXPECT_EQ(error_of(line), "t.swf:1: run_time: expected an integer (-1 for unknown), got '" + tok + "'") << line;
+    }
 }
 
 TEST(Swf, LongTokensAreClipped) {
