@@ -185,9 +185,11 @@ namespace {
 // trace, as the jobs themselves.
 using Waits = std::vector<std::int64_t, HugePageAllocator<std::int64_t>>;
 
+// Summed exactly in 128 bits, divided once.
 double mean(const Waits& v) {
   if (v.empty()) return 0;
-  return static_cast<double>(std::accumulate(v.begin(), v.end(), 0.0L) / static_cast<long double>(v.size()));
+  return static_cast<double>(static_cast<long double>(std::accumulate(v.begin(), v.end(), __int128{0})) /
+                             static_cast<long double>(v.size()));
 }
 
 // Reorders v.
@@ -220,10 +222,11 @@ LogComparison compare_with_log(const ReplayResult& r) {
   const double tps = static_cast<double>(r.ticks_per_second);
   for (const auto& j : r.jobs) {
     if (j.recorded_wait < 0) continue;
-    const __int128 x = j.start - j.submit, y = j.recorded_wait;
+    const std::int64_t sim = j.start - j.submit, error = sim - j.recorded_wait;  // both >= 0: no overflow
+    const __int128 x = sim, y = j.recorded_wait;
     const double run = static_cast<double>(j.end - j.start) / tps;
     ++c.jobs;
-    abs_err += x > y ? x - y : y - x;
+    abs_err += error < 0 ? -error : error;
     sx += x;
     sy += y;
     sxx += x * x;
@@ -285,13 +288,13 @@ void print_replay_summary(const ReplayResult& r, const std::string& trace_name, 
   if (r.jobs.empty()) return;
   const double tps = static_cast<double>(r.ticks_per_second);
   std::int64_t first = r.jobs.front().submit, last = 0;
-  long double used = 0;
+  __int128 used = 0;  // processor-ticks, exact
   std::size_t recorded = 0;
   for (const auto& j : r.jobs) {
     recorded += j.recorded_wait >= 0;
     first = std::min(first, j.submit);
     last = std::max(last, j.end);
-    used += static_cast<long double>(j.procs) * static_cast<long double>(j.end - j.start);
+    used += static_cast<__int128>(j.procs) * (j.end - j.start);
   }
   // The simulated waits of the jobs with a recorded wait (of every job
   // where none has one), then the recorded waits.
@@ -326,7 +329,7 @@ void print_replay_summary(const ReplayResult& r, const std::string& trace_name, 
   }
   const std::int64_t span = last - first;
   std::snprintf(buf, sizeof buf, "utilisation: %.4f (%lld processors over %s s, first submit to last end)\n",
-                span > 0 ? static_cast<double>(used / (static_cast<long double>(span) * r.procs)) : 0.0,
+                span > 0 ? static_cast<double>(static_cast<long double>(used) / (static_cast<long double>(span) * r.procs)) : 0.0,
                 static_cast<long long>(r.procs), seconds_text(span, r.ticks_per_second).c_str());
   out << buf;
 }

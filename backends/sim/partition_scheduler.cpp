@@ -1,6 +1,7 @@
 #include "backends/sim/partition_scheduler.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -18,6 +19,7 @@ void PartitionScheduler::submit(std::int64_t at, const PartitionJob& job) {
                                 std::to_string(job.procs));
   const std::uint64_t seq = enter(at, job);  // may run passes: before the queue grows
   queue_.push_back({job, seq});
+  least_behind_head_ = std::min(least_behind_head_, job.procs);
 }
 
 bool PartitionScheduler::cancel(std::int64_t at, std::int64_t id) {
@@ -109,7 +111,9 @@ std::pair<std::int64_t, std::int64_t> PartitionScheduler::shadow(std::int64_t ne
 
 void PartitionScheduler::pass_easy() {
   start_in_order();
-  if (head_ == queue_.size() || free_ == 0) {
+  // No job can jump ahead when none behind the head fits in what is free
+  // (the reservation would only say which of those that fit may).
+  if (head_ == queue_.size() || free_ < least_behind_head_) {
     compact();
     return;
   }
@@ -119,6 +123,7 @@ void PartitionScheduler::pass_easy() {
   const auto [shadow_time, extra0] = shadow(queue_[head_].job.procs);
   std::int64_t extra = extra0;
   std::size_t out = head_ + 1, i = head_ + 1;
+  std::int64_t least = std::numeric_limits<std::int64_t>::max();  // of the jobs that stay
   for (; i < queue_.size() && free_ > 0; ++i) {
     Queued& q = queue_[i];
     if (q.job.procs <= free_) {
@@ -132,9 +137,13 @@ void PartitionScheduler::pass_easy() {
         continue;
       }
     }
+    least = std::min(least, q.job.procs);
     if (out != i) queue_[out] = std::move(q);
     ++out;
   }
+  // Every job behind the head seen: the bound is exact. Else the jobs not
+  // seen keep the old one.
+  if (i == queue_.size()) least_behind_head_ = least;
   // Close the gaps the started jobs left; untouched when none started.
   if (out != i) {
     for (; i < queue_.size(); ++i, ++out) queue_[out] = std::move(queue_[i]);

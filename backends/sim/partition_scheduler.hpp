@@ -104,6 +104,10 @@ class PartitionScheduler : public SchedulerClock<PartitionScheduler> {
   Callbacks cb_;
   std::vector<Queued, HugePageAllocator<Queued>> queue_;  // submit order, from head_ on; a replay's may grow long
   std::size_t head_ = 0;
+  // EASY: at most the processors of any job behind the head (a job that
+  // leaves the queue may leave it lower than the least left: it only
+  // bounds). 0 until a pass has seen them all.
+  std::int64_t least_behind_head_ = 0;
   SlotTable<Running> running_;
   Expected expected_{&pool_};
 };

@@ -1,11 +1,16 @@
 // The partition scheduler on hand-worked cases: strict FCFS, EASY backfills
 // that must and must not happen, time limits, cancellation, same-time
-// events; then invariants over random workloads.
+// events; then invariants over random workloads, and EASY against its
+// rules applied literally.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
 #include <map>
 #include <random>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "backends/sim/partition_scheduler.hpp"
 
@@ -221,5 +226,93 @@ TEST(PartitionScheduler, InvariantsOnRandomWorkloads) {
       }
       EXPECT_EQ(run(procs, policy, subs), r);
     }
+  }
+}
+
+namespace {
+
+// The rules of docs/workloads.md applied literally, one time at a time:
+// every job ending at t frees its processors, every job submitted at t
+// joins the queue, then one pass; the reservation from the running jobs
+// sorted by expected end. Run times >= 1, no limits or cancels. Start of
+// each job.
+std::map<std::int64_t, std::int64_t> reference_easy(std::int64_t procs, const std::vector<Sub>& subs) {
+  struct Run {
+    PartitionJob job;
+    std::int64_t start;
+  };
+  std::map<std::int64_t, std::int64_t> started;
+  std::vector<PartitionJob> queue;
+  std::vector<Run> running;
+  std::int64_t free = procs;
+  std::size_t next = 0;
+  while (next < subs.size() || !queue.empty() || !running.empty()) {
+    std::int64_t t = next < subs.size() ? subs[next].at : std::numeric_limits<std::int64_t>::max();
+    for (const auto& r : running) t = std::min(t, r.start + r.job.run_time);
+    for (auto it = running.begin(); it != running.end();) {
+      if (it->start + it->job.run_time == t) {
+        free += it->job.procs;
+        it = running.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (; next < subs.size() && subs[next].at == t; ++next) queue.push_back(subs[next].job);
+    const auto begin = [&](std::size_t i) {
+      started[queue[i].id] = t;
+      free -= queue[i].procs;
+      running.push_back({queue[i], t});
+      queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(i));
+    };
+    while (!queue.empty() && queue.front().procs <= free) begin(0);
+    if (queue.empty()) continue;
+    std::vector<std::pair<std::int64_t, std::int64_t>> ends;  // expected end, processors
+    for (const auto& r : running) ends.emplace_back(std::max(r.start + r.job.estimate, t), r.job.procs);
+    std::sort(ends.begin(), ends.end());
+    std::int64_t avail = free, shadow = t;
+    for (std::size_t k = 0; avail < queue.front().procs; ++k) {
+      shadow = ends[k].first;
+      avail += ends[k].second;
+      while (k + 1 < ends.size() && ends[k + 1].first == shadow) avail += ends[++k].second;
+    }
+    std::int64_t spare = avail - queue.front().procs;
+    for (std::size_t i = 1; i < queue.size();) {
+      const PartitionJob& j = queue[i];
+      if (j.procs <= free && t + j.estimate <= shadow) {
+        begin(i);
+      } else if (j.procs <= free && j.procs <= spare) {
+        spare -= j.procs;
+        begin(i);
+      } else {
+        ++i;
+      }
+    }
+  }
+  return started;
+}
+
+}  // namespace
+
+// EASY against the rules applied literally, on random workloads that mix
+// wide and narrow jobs, bursts at one time and estimates on both sides of
+// the run time: every start must agree.
+TEST(PartitionScheduler, EasyAgreesWithTheRulesAppliedLiterally) {
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    std::mt19937_64 rng(seed);
+    const std::int64_t procs = 1 + static_cast<std::int64_t>(rng() % 48);
+    std::vector<Sub> subs;
+    std::int64_t t = 0;
+    for (int i = 0; i < 400; ++i) {
+      t += rng() % 3 == 0 ? 0 : static_cast<std::int64_t>(rng() % 15);
+      // Half the jobs narrow (1..4 processors), half anything up to the whole partition.
+      const auto width = rng() % 2 ? std::min<std::uint64_t>(procs, 4) : static_cast<std::uint64_t>(procs);
+      const std::int64_t run_time = 1 + static_cast<std::int64_t>(rng() % 100);
+      const std::int64_t est = static_cast<std::int64_t>(rng() % 200);
+      subs.push_back({t, job(i, 1 + static_cast<std::int64_t>(rng() % width), run_time, est)});
+    }
+    const auto r = run(procs, PartitionPolicy::Easy, subs);
+    const auto want = reference_easy(procs, subs);
+    ASSERT_EQ(want.size(), subs.size());
+    for (const auto& [id, start] : want) ASSERT_EQ(r.at(id).start, start) << "seed " << seed << ", job " << id;
   }
 }
