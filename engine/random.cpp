@@ -4,7 +4,7 @@
 
 namespace vramsim {
 namespace {
-std::uint64_t fnv1a(const std::string& s) {
+std::uint64_t fnv1a(std::string_view s) {
   std::uint64_t h = 0xcbf29ce484222325ull;
   for (unsigned char c : s) {
     h ^= c;
@@ -34,14 +34,14 @@ std::uint64_t RandomStream::index(std::uint64_t n) {
   return x % n;
 }
 
-std::uint64_t RandomStreams::derive_seed(std::uint64_t seed, const std::string& name) {
+std::uint64_t RandomStreams::derive_seed(std::uint64_t seed, std::string_view name) {
   return splitmix64(splitmix64(seed) ^ fnv1a(name));
 }
 
-RandomStream& RandomStreams::stream(const std::string& name) {
+RandomStream& RandomStreams::stream(std::string_view name) {
   auto it = streams_.find(name);
   if (it == streams_.end())
-    it = streams_.emplace(name, std::make_unique<RandomStream>(derive_seed(seed_, name))).first;
+    it = streams_.emplace(std::string(name), std::make_unique<RandomStream>(derive_seed(seed_, name))).first;
   return *it->second;
 }
 

@@ -5,10 +5,12 @@
 // whose distribution algorithms differ between standard libraries: the same
 // seed must give the same trace everywhere.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
+#include <string_view>
 
 namespace vramsim {
 
@@ -39,13 +41,14 @@ class RandomStream {
 class RandomStreams {
  public:
   explicit RandomStreams(std::uint64_t seed) : seed_(seed) {}
-  RandomStream& stream(const std::string& name);
+  // Looked up by the name as given: a literal or a view costs no string.
+  RandomStream& stream(std::string_view name);
   std::uint64_t seed() const { return seed_; }
-  static std::uint64_t derive_seed(std::uint64_t seed, const std::string& name);
+  static std::uint64_t derive_seed(std::uint64_t seed, std::string_view name);
 
  private:
   std::uint64_t seed_;
-  std::map<std::string, std::unique_ptr<RandomStream>> streams_;
+  std::map<std::string, std::unique_ptr<RandomStream>, std::less<>> streams_;
 };
 
 }  // namespace vramsim
