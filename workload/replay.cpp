@@ -328,8 +328,9 @@ void print_replay_summary(const ReplayResult& r, const std::string& trace_name, 
     out << "  (the trace records no waits)\n";
   }
   const std::int64_t span = last - first;
+  const long double capacity = static_cast<long double>(span) * r.procs;  // processor-ticks
   std::snprintf(buf, sizeof buf, "utilisation: %.4f (%lld processors over %s s, first submit to last end)\n",
-                span > 0 ? static_cast<double>(static_cast<long double>(used) / (static_cast<long double>(span) * r.procs)) : 0.0,
+                span > 0 ? static_cast<double>(static_cast<long double>(used) / capacity) : 0.0,
                 static_cast<long long>(r.procs), seconds_text(span, r.ticks_per_second).c_str());
   out << buf;
 }

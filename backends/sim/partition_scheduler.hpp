@@ -104,10 +104,11 @@ class PartitionScheduler : public SchedulerClock<PartitionScheduler> {
   Callbacks cb_;
   std::vector<Queued, HugePageAllocator<Queued>> queue_;  // submit order, from head_ on; a replay's may grow long
   std::size_t head_ = 0;
-  // EASY: at most the processors of any job behind the head (a job that
-  // leaves the queue may leave it lower than the least left: it only
-  // bounds). 0 until a pass has seen them all.
-  std::int64_t least_behind_head_ = 0;
+  // EASY: a lower bound on the processors of every job behind the head
+  // (exact after a pass that saw them all, lower once one leaves). Every
+  // job asks for at least 1, so 1 holds until then, and free_ < it covers
+  // free_ == 0.
+  std::int64_t least_behind_head_ = 1;
   SlotTable<Running> running_;
   Expected expected_{&pool_};
 };
