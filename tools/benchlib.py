@@ -4,9 +4,11 @@ process, and counting its heap allocations.
   binary(name)         the built tools/vramsim (or another target's path)
   measure(cmd)         wall s, CPU s (user + system), peak RSS bytes of one run
   allocations(cmd)     heap allocations and bytes asked for, over one run
-                       with build/bench/libvramsim_alloc_count.so preloaded
-                       (None where that library is not built); a separate
-                       run, so the timings are not taken with it
+                       with build/bench/libvramsim_alloc_count.so preloaded,
+                       or, for the statically linked tools/vramsim, of its
+                       counting twin build/bench/vramsim_alloc_counted (None
+                       where neither counts); a separate run, so the timings
+                       are not taken with it
 """
 import os
 import subprocess
@@ -51,16 +53,32 @@ def alloc_library():
     return path if os.path.exists(path) else None
 
 
+def counted_twin(program):
+    """The counting twin of a statically linked tools/vramsim (which no
+    preloaded library can count), or None."""
+    if os.path.realpath(program) != os.path.realpath(os.path.join(build_dir(), "tools", "vramsim")):
+        return None
+    twin = os.path.join(build_dir(), "bench", "vramsim_alloc_counted")
+    return twin if os.access(twin, os.X_OK) else None
+
+
 def allocations(cmd, who="bench", ok=(0,)):
     """(allocations, bytes) of one run of cmd, summed over its processes;
-    None where the counting library is not built."""
+    None where nothing counts them (the counting library or twin not built)."""
+    twin = counted_twin(cmd[0])
     lib = alloc_library()
-    if not lib:
+    if not twin and not lib:
         return None
     with tempfile.TemporaryDirectory(prefix="vramsim-allocs-") as d:
         out = os.path.join(d, "counts")
-        env = dict(os.environ, LD_PRELOAD=lib, VRAMSIM_ALLOC_COUNT_FILE=out)
+        if twin:
+            cmd = [twin] + list(cmd[1:])
+            env = dict(os.environ, VRAMSIM_ALLOC_COUNT_FILE=out)
+        else:
+            env = dict(os.environ, LD_PRELOAD=lib, VRAMSIM_ALLOC_COUNT_FILE=out)
         measure(cmd, who, env, ok)
+        if not os.path.exists(out):  # a static program without its twin
+            return None
         calls = nbytes = 0
         with open(out) as f:
             for line in f:

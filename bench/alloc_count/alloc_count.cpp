@@ -1,7 +1,9 @@
 // Counts a process's heap allocations, for the tools/bench-* scripts: loaded
 // with LD_PRELOAD, it wraps malloc, calloc, realloc, aligned_alloc,
-// posix_memalign and memalign (operator new ends in malloc) and, at exit,
-// writes one line
+// posix_memalign and memalign (operator new ends in malloc); compiled with
+// VRAMSIM_ALLOC_COUNT_WRAP into a statically linked program, it defines
+// __wrap_malloc and the others for the linker's --wrap to send those calls
+// to (bench/CMakeLists.txt). At exit it writes one line
 //   allocations N bytes B
 // (calls that returned memory, and the bytes they asked for) to the file
 // named by VRAMSIM_ALLOC_COUNT_FILE, appended; nothing when it is unset.
@@ -48,14 +50,20 @@ __attribute__((destructor)) void report() {
 
 }  // namespace
 
+#if defined(VRAMSIM_ALLOC_COUNT_WRAP)
+#define VRAMSIM_COUNTED(name) __wrap_##name
+#else
+#define VRAMSIM_COUNTED(name) name
+#endif
+
 extern "C" {
 
-void* malloc(std::size_t n) { return counted(__libc_malloc(n), n); }
-void* calloc(std::size_t k, std::size_t n) { return counted(__libc_calloc(k, n), k * n); }
-void* realloc(void* p, std::size_t n) { return counted(__libc_realloc(p, n), n); }
-void* memalign(std::size_t a, std::size_t n) { return counted(__libc_memalign(a, n), n); }
-void* aligned_alloc(std::size_t a, std::size_t n) { return counted(__libc_memalign(a, n), n); }
-int posix_memalign(void** out, std::size_t a, std::size_t n) {
+void* VRAMSIM_COUNTED(malloc)(std::size_t n) { return counted(__libc_malloc(n), n); }
+void* VRAMSIM_COUNTED(calloc)(std::size_t k, std::size_t n) { return counted(__libc_calloc(k, n), k * n); }
+void* VRAMSIM_COUNTED(realloc)(void* p, std::size_t n) { return counted(__libc_realloc(p, n), n); }
+void* VRAMSIM_COUNTED(memalign)(std::size_t a, std::size_t n) { return counted(__libc_memalign(a, n), n); }
+void* VRAMSIM_COUNTED(aligned_alloc)(std::size_t a, std::size_t n) { return counted(__libc_memalign(a, n), n); }
+int VRAMSIM_COUNTED(posix_memalign)(void** out, std::size_t a, std::size_t n) {
   void* p = counted(__libc_memalign(a, n), n);
   if (!p) return 12;  // ENOMEM
   *out = p;
