@@ -98,6 +98,15 @@ void TraceRecorder::record(SimTime t, std::string kind, Json fields) {
   sinks_.back()->keep(std::move(ev));
 }
 
+void TraceRecorder::record(SimTime t, std::string kind, std::initializer_list<TraceField> fields) {
+  Json object = Json::object();
+  auto& map = object.get_ref<Json::object_t&>();
+  map.reserve(fields.size());
+  // emplace keeps the first of two fields of one name, as a braced Json does.
+  for (const TraceField& f : fields) map.emplace(std::string(f.name), std::move(f.value));
+  record(t, std::move(kind), std::move(object));
+}
+
 void TraceRecorder::flush() {
   for (auto& s : sinks_) s->flush();
 }

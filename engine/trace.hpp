@@ -2,9 +2,11 @@
 // Trace recorder: every state change is one event {t, kind, ...fields}.
 // Sinks receive events in the order they were recorded. The event kinds and
 // their fields are documented in docs/trace-format.md.
+#include <initializer_list>
 #include <memory>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -69,10 +71,23 @@ class MemorySink final : public TraceSink {
   std::vector<TraceEvent> of_kind(const std::string& kind) const;
 };
 
+// One field of an event written in place, {"app", id}. Its value is moved
+// into the event (hence mutable: a braced list's elements are const).
+struct TraceField {
+  TraceField(std::string_view field_name, Json field_value) : name(field_name), value(std::move(field_value)) {}
+  std::string_view name;
+  mutable Json value;
+};
+
 class TraceRecorder {
  public:
   void add_sink(std::shared_ptr<TraceSink> sink) { sinks_.push_back(std::move(sink)); }
   void record(SimTime t, std::string kind, Json fields = Json::object());
+  // The fields written in place, record(t, "kind", {{"app", id}, {"node", n}}):
+  // the same event as from the Json overload, without the pair arrays and
+  // key strings a braced Json builds and takes apart for each field (the
+  // language picks this overload for such a list).
+  void record(SimTime t, std::string kind, std::initializer_list<TraceField> fields);
   void flush();
   void close();  // flushes and closes every sink; throws OutputError
   std::uint64_t count() const { return count_; }

@@ -156,6 +156,39 @@ TEST(TraceRecorder, ReservedFieldNamesAreRefused) {
   EXPECT_EQ(rec.count(), 1u);
 }
 
+// Fields written in place, record(t, kind, {{name, value}, ...}), make the
+// event a braced Json makes: the same order, the same types, nested values
+// kept, the first of two fields of one name kept, reserved names refused.
+TEST(TraceRecorder, FieldsWrittenInPlaceMakeTheEventABracedJsonMakes) {
+  auto mem = std::make_shared<MemorySink>();
+  TraceRecorder rec;
+  rec.add_sink(mem);
+  const std::string id = "a long application id that no small-string buffer holds";
+  const std::size_t count = 18446744073709551615u;
+  const std::vector<std::string> nodes{"n1", "n2"};
+  rec.record(7, "in_place",
+             {{"zeta", id}, {"alpha", -3}, {"count", count}, {"ratio", 0.25}, {"ok", true}, {"none", nullptr},
+              {"nested", {{"b", 1}, {"a", "x"}}}, {"nodes", nodes}, {"alpha", 99}});
+  rec.record(7, "braced",
+             Json{{"zeta", id}, {"alpha", -3}, {"count", count}, {"ratio", 0.25}, {"ok", true}, {"none", nullptr},
+                  {"nested", {{"b", 1}, {"a", "x"}}}, {"nodes", nodes}, {"alpha", 99}});
+  ASSERT_EQ(mem->events.size(), 2u);
+  // Written out by hand: insertion order, the first "alpha", an unsigned count.
+  const std::string want =
+      R"({"zeta":"a long application id that no small-string buffer holds","alpha":-3,)"
+      R"("count":18446744073709551615,"ratio":0.25,"ok":true,"none":null,"nested":{"b":1,"a":"x"},)"
+      R"("nodes":["n1","n2"]})";
+  EXPECT_EQ(mem->events[0].fields.dump(), want);
+  EXPECT_EQ(mem->events[1].fields.dump(), want);
+  EXPECT_TRUE(mem->events[0]["count"].is_number_unsigned());
+  EXPECT_TRUE(mem->events[0]["alpha"].is_number_integer());
+  EXPECT_EQ(mem->events[0].kind, "in_place");
+  EXPECT_EQ(mem->events[0].t, 7);
+
+  EXPECT_THROW(rec.record(0, "x", {{"a", 1}, {"t", 2}}), std::logic_error);
+  EXPECT_THROW(rec.record(0, "x", {{"kind", "y"}}), std::logic_error);
+  EXPECT_EQ(mem->events.size(), 2u);
+}
 
 TEST(JsonLinesSink, BufferedLinesAreTheEventsJson) {
   std::ostringstream out;
