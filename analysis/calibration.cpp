@@ -16,7 +16,7 @@ Calibration calibrate(const std::vector<std::vector<TraceEvent>>& traces, const 
     // A run with a background load: its queue waits hold the contention of
     // that load, and a scenario that simulates a load of its own would
     // count it again on top of a wait fitted from them.
-    const bool with_load = !t.empty() && t.front().kind == "run_started" && t.front().fields.contains("background_jobs");
+    const bool with_load = !t.empty() && t.front().kind == TraceKind::run_started && t.front().fields.contains("background_jobs");
     auto& waits = s.samples["queue_wait"];
     auto& cut = s.censored["queue_wait"];
     const std::size_t waits_before = waits.size(), cut_before = cut.size();

@@ -6,7 +6,7 @@
 #include "engine/output_file.hpp"
 
 namespace vramsim {
-namespace {
+namespace chrome_trace_detail {
 
 
 constexpr int kAppsPid = 1, kJobsPid = 2, kFirstNodePid = 3;
@@ -60,8 +60,8 @@ class TrackBuilder {
   }
 
   void add(const TraceEvent& e) {
-    const std::string& k = e.kind;
-    if (k == "run_started") {
+    const TraceKind k = e.kind;
+    if (k == TraceKind::run_started) {
       other_ = {{"scenario", e["scenario"]}, {"seed", e["seed"]}, {"policies", e["policies"]}};
     } else if (!app_event(e) && !job_event(e) && !node_event(e)) {
       replica_event(e);
@@ -88,20 +88,20 @@ class TrackBuilder {
   };
 
   bool app_event(const TraceEvent& e) {
-    const std::string& k = e.kind;
+    const TraceKind k = e.kind;
     const std::string app = string_field(e["app"]);
-    if (k == "deploy_requested") {
+    if (k == TraceKind::deploy_requested) {
       close_app(app, e.t);
       app_state_[app] = Open{"requested", e.t, e.fields};
-    } else if (k == "app_state") {
+    } else if (k == TraceKind::app_state) {
       close_app(app, e.t);
       const std::string to = string_field(e["to"]);
       if (to != "DELETED") app_state_[app] = Open{to, e.t, {{"reason", e["reason"]}}};
       if (to == "DELETED") close_replicas([&](const Replica& r) { return r.app == app; }, e.t, "app deleted");
-    } else if (k == "admission" && e["admitted"] == false) {
+    } else if (k == TraceKind::admission && e["admitted"] == false) {
       b_.instant(kAppsPid, app_track(app), "rejected at admission", "rejection", e.t, e.fields);
-    } else if (k == "deploy_cancelled" || k == "deploy_ignored" || k == "call_failed") {
-      b_.instant(kAppsPid, app_track(app), k, "rejection", e.t, e.fields);
+    } else if (k == TraceKind::deploy_cancelled || k == TraceKind::deploy_ignored || k == TraceKind::call_failed) {
+      b_.instant(kAppsPid, app_track(app), std::string(name(k)), "rejection", e.t, e.fields);
     } else {
       return false;
     }
@@ -109,19 +109,19 @@ class TrackBuilder {
   }
 
   bool job_event(const TraceEvent& e) {
-    const std::string& k = e.kind;
+    const TraceKind k = e.kind;
     const std::string job = string_field(e["job"]);
-    if (k == "scale_up" || k == "scale_down" || k == "autoscaler_error" || k == "worker_creation_failed") {
-      b_.instant(kJobsPid, 0, k, "autoscaler", e.t, e.fields);
-    } else if (k == "job_rejected") {
+    if (k == TraceKind::scale_up || k == TraceKind::scale_down || k == TraceKind::autoscaler_error || k == TraceKind::worker_creation_failed) {
+      b_.instant(kJobsPid, 0, std::string(name(k)), "autoscaler", e.t, e.fields);
+    } else if (k == TraceKind::job_rejected) {
       b_.instant(kJobsPid, 0, "sbatch refused", "rejection", e.t, e.fields);
-    } else if (k == "job_submitted") {
+    } else if (k == TraceKind::job_submitted) {
       job_track(job);
       job_state_[job] = Open{"queue wait", e.t, e.fields};
-    } else if (k == "job_started") {
+    } else if (k == TraceKind::job_started) {
       close_job(job, e.t);
       job_state_[job] = Open{"running", e.t, {{"host", e["host"]}}};
-    } else if (k == "job_ended") {
+    } else if (k == TraceKind::job_ended) {
       close_job(job, e.t, {{"state", e["state"]}, {"reason", e["reason"]}});
     } else {
       return false;
@@ -130,13 +130,13 @@ class TrackBuilder {
   }
 
   bool node_event(const TraceEvent& e) {
-    const std::string& k = e.kind;
+    const TraceKind k = e.kind;
     const std::string job = string_field(e["job"]), node = string_field(e["node"]);
-    if (k == "node_registered") {
+    if (k == TraceKind::node_registered) {
       const std::string ip = string_field(e["ip"]);
       node_process(node, node + " (" + ip + (job.empty() ? "" : ", job " + job) + ")");
       node_life_[node] = Open{"registered", e.t, {{"resources", e["resources"]}}};
-    } else if (k == "node_lost") {
+    } else if (k == TraceKind::node_lost) {
       close_replicas([&](const Replica& r) { return r.node == node; }, e.t, "node lost");
       if (auto it = node_life_.find(node); it != node_life_.end()) {
         it->second.args["lost"] = e["reason"];
@@ -150,9 +150,9 @@ class TrackBuilder {
   }
 
   void replica_event(const TraceEvent& e) {
-    const std::string& k = e.kind;
+    const TraceKind k = e.kind;
     const std::string app = string_field(e["app"]), node = string_field(e["node"]);
-    if (k == "replica_placed") {
+    if (k == TraceKind::replica_placed) {
       const int pid = node_process(node, node);
       const std::string label = string_field(e["replica"]);
       auto [it, fresh] = replica_tid_.emplace(std::make_pair(node, label), node_threads_[node] + 1);
@@ -161,18 +161,18 @@ class TrackBuilder {
         b_.name_thread(pid, it->second, label);
       }
       replicas_.push_back(Replica{app, node, label, it->second, Open{"placed", e.t, e.fields}});
-    } else if (k == "replica_running") {
+    } else if (k == TraceKind::replica_running) {
       for (auto& r : replicas_)
         if (r.node == node && r.label == string_field(e["replica"]) && r.open.name == "placed") {
           b_.slice(node_pid_[node], r.tid, "placed", "replica", r.open.from, e.t, r.open.args);
           r.open = Open{"running", e.t, {{"app", app}}};
           break;
         }
-    } else if (k == "replica_lost" || k == "replica_start_failed") {
+    } else if (k == TraceKind::replica_lost || k == TraceKind::replica_start_failed) {
       // The record names the app and node only: the oldest such replica goes.
       for (std::size_t i = 0; i < replicas_.size(); ++i)
         if (replicas_[i].app == app && replicas_[i].node == node) {
-          close_replica(i, e.t, k == "replica_lost" ? "node lost" : "start failed");
+          close_replica(i, e.t, k == TraceKind::replica_lost ? "node lost" : "start failed");
           break;
         }
     }
@@ -230,19 +230,32 @@ class TrackBuilder {
   std::map<std::string, int> node_threads_;                         // node -> tids used
 };
 
-}  // namespace
+}  // namespace chrome_trace_detail
+
+ChromeTraceConverter::ChromeTraceConverter() : tracks_(std::make_unique<chrome_trace_detail::TrackBuilder>()) {}
+ChromeTraceConverter::~ChromeTraceConverter() = default;
+
+void ChromeTraceConverter::add(const TraceEvent& e) { tracks_->add(e); }
+
+Json ChromeTraceConverter::finish(SimTime end) { return tracks_->finish(end); }
+
+void ChromeTraceConverter::write(SimTime end, const std::string& path) {
+  OutputFile f(path);
+  f.write(finish(end).dump(-1, ' ', false, Json::error_handler_t::replace));
+  f.write("\n");
+  f.close();
+}
 
 Json chrome_trace(const std::vector<TraceEvent>& events) {
-  TrackBuilder tracks;
-  for (const auto& e : events) tracks.add(e);
-  return tracks.finish(events.empty() ? 0 : events.back().t);
+  ChromeTraceConverter c;
+  for (const auto& e : events) c.add(e);
+  return c.finish(events.empty() ? 0 : events.back().t);
 }
 
 void write_chrome_trace(const std::vector<TraceEvent>& events, const std::string& path) {
-  OutputFile f(path);
-  f.write(chrome_trace(events).dump(-1, ' ', false, Json::error_handler_t::replace));
-  f.write("\n");
-  f.close();
+  ChromeTraceConverter c;
+  for (const auto& e : events) c.add(e);
+  c.write(events.empty() ? 0 : events.back().t, path);
 }
 
 }  // namespace vramsim

@@ -15,24 +15,24 @@ using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirection
 std::string str(const Json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
 
 std::string describe(const TraceEvent& e) {
-  const std::string& k = e.kind;
-  if (k == "deploy_requested") return "deploy " + str(e["app"]);
-  if (k == "introspection_submitted") return "introspection task submitted";
-  if (k == "sizing") return "sized: " + str(e["branch"]) + ", num_gpus " + str(e["num_gpus"]);
-  if (k == "admission") return std::string(e["admitted"] == true ? "admitted (" : "rejected (") + str(e["reason"]) + ")";
-  if (k == "replicas_submitted") return str(e["replicas"]) + " replica(s) pending";
-  if (k == "scale_up") return "scale-up: " + str(e["gpus"]) + " GPU, " + str(e["cpus"]) + " CPU";
-  if (k == "job_submitted") return "job " + str(e["job"]) + " submitted";
-  if (k == "job_started") return "job " + str(e["job"]) + " started on " + str(e["host"]);
-  if (k == "node_advertised") return "node advertised " + e["resources"].dump();
-  if (k == "node_registered") return str(e["node"]) + " registered";
-  if (k == "replica_placed") return str(e["replica"]) + " placed on " + str(e["node"]);
-  if (k == "replica_running") return str(e["replica"]) + " running";
-  if (k == "replica_lost") return "replica lost with " + str(e["node"]);
-  if (k == "proxy_placed") return str(e["app"]) + "'s proxy placed on " + str(e["node"]);
-  if (k == "proxy_running") return str(e["app"]) + "'s proxy running";
-  if (k == "app_state") return str(e["app"]) + " " + str(e["to"]);
-  return k;
+  const TraceKind k = e.kind;
+  if (k == TraceKind::deploy_requested) return "deploy " + str(e["app"]);
+  if (k == TraceKind::introspection_submitted) return "introspection task submitted";
+  if (k == TraceKind::sizing) return "sized: " + str(e["branch"]) + ", num_gpus " + str(e["num_gpus"]);
+  if (k == TraceKind::admission) return std::string(e["admitted"] == true ? "admitted (" : "rejected (") + str(e["reason"]) + ")";
+  if (k == TraceKind::replicas_submitted) return str(e["replicas"]) + " replica(s) pending";
+  if (k == TraceKind::scale_up) return "scale-up: " + str(e["gpus"]) + " GPU, " + str(e["cpus"]) + " CPU";
+  if (k == TraceKind::job_submitted) return "job " + str(e["job"]) + " submitted";
+  if (k == TraceKind::job_started) return "job " + str(e["job"]) + " started on " + str(e["host"]);
+  if (k == TraceKind::node_advertised) return "node advertised " + e["resources"].dump();
+  if (k == TraceKind::node_registered) return str(e["node"]) + " registered";
+  if (k == TraceKind::replica_placed) return str(e["replica"]) + " placed on " + str(e["node"]);
+  if (k == TraceKind::replica_running) return str(e["replica"]) + " running";
+  if (k == TraceKind::replica_lost) return "replica lost with " + str(e["node"]);
+  if (k == TraceKind::proxy_placed) return str(e["app"]) + "'s proxy placed on " + str(e["node"]);
+  if (k == TraceKind::proxy_running) return str(e["app"]) + "'s proxy running";
+  if (k == TraceKind::app_state) return str(e["app"]) + " " + str(e["to"]);
+  return std::string(name(k));
 }
 
 // Vertices are trace events (by index); only the kinds that can lie on a
@@ -56,60 +56,60 @@ Graph causal_graph(const std::vector<TraceEvent>& events) {
 
   for (std::size_t i = 0; i < events.size(); ++i) {
     const TraceEvent& e = events[i];
-    const std::string& k = e.kind;
+    const TraceKind k = e.kind;
     const std::string a = e["app"].is_string() ? e["app"].get<std::string>() : "";
-    if (k == "deploy_requested") {
+    if (k == TraceKind::deploy_requested) {
       last_of_app[a] = i;
       running[a].clear();
-    } else if (k == "introspection_submitted") {
+    } else if (k == TraceKind::introspection_submitted) {
       if (last_of_app.count(a)) link(last_of_app[a], i, "deploy lock");
       last_of_app[a] = i;
       last_demand = i;
-    } else if (k == "sizing" || k == "admission") {
-      if (last_of_app.count(a)) link(last_of_app[a], i, k == "sizing" ? "introspection" : "");
+    } else if (k == TraceKind::sizing || k == TraceKind::admission) {
+      if (last_of_app.count(a)) link(last_of_app[a], i, k == TraceKind::sizing ? "introspection" : "");
       last_of_app[a] = i;
-    } else if (k == "replicas_submitted") {
+    } else if (k == TraceKind::replicas_submitted) {
       if (last_of_app.count(a)) link(last_of_app[a], i, "");
       last_of_app[a] = i;
       last_submitted[a] = i;
       last_demand = i;
-    } else if (k == "replica_lost") {
+    } else if (k == TraceKind::replica_lost) {
       last_demand = i;
-    } else if (k == "scale_up") {
+    } else if (k == TraceKind::scale_up) {
       if (last_demand) link(*last_demand, i, "pending demand seen by the autoscaler tick");
       last_scale_up = i;
-    } else if (k == "job_rejected" || k == "worker_creation_failed") {
+    } else if (k == TraceKind::job_rejected || k == TraceKind::worker_creation_failed) {
       last_scale_up = kNone;  // that decision's sbatch gave no job
-    } else if (k == "job_submitted") {
+    } else if (k == TraceKind::job_submitted) {
       // The next job sbatch accepts is the scale-up's: at the same instant
       // in simulation, a few milliseconds later live.
       const std::string job = str(e["job"]);
       if (last_scale_up != kNone && !e.fields.contains("warm")) link(last_scale_up, i, "sbatch");
       last_scale_up = kNone;
       job_step[job] = i;
-    } else if (k == "job_started" || k == "node_advertised" || (k == "node_registered" && str(e["job"]) != "")) {
+    } else if (k == TraceKind::job_started || k == TraceKind::node_advertised || (k == TraceKind::node_registered && str(e["job"]) != "")) {
       const std::string job = str(e["job"]);
       if (job_step.count(job))
-        link(job_step[job], i, k == "job_started" ? "SLURM queue wait" : k == "node_advertised" ? "node boot" : "registration");
+        link(job_step[job], i, k == TraceKind::job_started ? "SLURM queue wait" : k == TraceKind::node_advertised ? "node boot" : "registration");
       job_step[job] = i;
-      if (k == "node_registered") node_registered[str(e["node"])] = i;
-    } else if (k == "replica_placed" || k == "proxy_placed") {
+      if (k == TraceKind::node_registered) node_registered[str(e["node"])] = i;
+    } else if (k == TraceKind::replica_placed || k == TraceKind::proxy_placed) {
       if (last_submitted.count(a)) link(last_submitted[a], i, "waiting for a node with room");
       const std::string node = str(e["node"]);
       if (node_registered.count(node)) link(node_registered[node], i, "placement");
-      if (k == "replica_placed")
+      if (k == TraceKind::replica_placed)
         placed[str(e["replica"])] = i;
       else
         proxy_placed[a] = i;
-    } else if (k == "proxy_running") {
+    } else if (k == TraceKind::proxy_running) {
       // The app is RUNNING once its proxy runs too.
       if (proxy_placed.count(a)) link(proxy_placed[a], i, "proxy env install");
       running[a].push_back(i);
-    } else if (k == "replica_running") {
+    } else if (k == TraceKind::replica_running) {
       const std::string r = str(e["replica"]);
       if (placed.count(r)) link(placed[r], i, "runtime env install + replica init");
       running[a].push_back(i);
-    } else if (k == "app_state" && e["to"] == "RUNNING") {
+    } else if (k == TraceKind::app_state && e["to"] == "RUNNING") {
       for (std::size_t r : running[a]) link(r, i, "all replicas running");
     }
   }
@@ -121,6 +121,20 @@ CriticalPath walk_back(const std::vector<TraceEvent>& events, const Graph& g, st
 
 }  // namespace
 
+bool on_critical_paths(TraceKind k) {
+  switch (k) {
+    case TraceKind::deploy_requested: case TraceKind::introspection_submitted: case TraceKind::sizing:
+    case TraceKind::admission: case TraceKind::replicas_submitted: case TraceKind::replica_lost:
+    case TraceKind::scale_up: case TraceKind::job_rejected: case TraceKind::worker_creation_failed:
+    case TraceKind::job_submitted: case TraceKind::job_started: case TraceKind::node_advertised:
+    case TraceKind::node_registered: case TraceKind::replica_placed: case TraceKind::proxy_placed:
+    case TraceKind::proxy_running: case TraceKind::replica_running: case TraceKind::app_state:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::optional<CriticalPath> critical_path(const std::vector<TraceEvent>& events, const std::string& app) {
   return critical_paths(events, {app}).front();
 }
@@ -131,7 +145,7 @@ std::vector<std::optional<CriticalPath>> critical_paths(const std::vector<TraceE
   // A path ends at the app's first RUNNING.
   std::map<std::string, std::size_t> first_running;
   for (std::size_t i = 0; i < events.size(); ++i)
-    if (events[i].kind == "app_state" && events[i]["to"] == "RUNNING" && events[i]["app"].is_string())
+    if (events[i].kind == TraceKind::app_state && events[i]["to"] == "RUNNING" && events[i]["app"].is_string())
       first_running.emplace(events[i]["app"].get<std::string>(), i);
   std::vector<std::optional<CriticalPath>> out;
   for (const auto& app : apps) {
@@ -169,7 +183,7 @@ CriticalPath walk_back(const std::vector<TraceEvent>& events, const Graph& g, st
   path.running = events[end_index].t;
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
     const TraceEvent& e = events[*it];
-    path.steps.push_back(PathStep{e.t, e.kind, describe(e), waited.count(*it) ? waited[*it] : ""});
+    path.steps.push_back(PathStep{e.t, std::string(name(e.kind)), describe(e), waited.count(*it) ? waited[*it] : ""});
   }
   path.requested = path.steps.front().t;
   return path;

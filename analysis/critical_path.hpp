@@ -28,6 +28,11 @@ struct CriticalPath {
   std::vector<PathStep> steps;  // first: the deploy request; last: RUNNING
 };
 
+// Whether events of this kind can lie on a path: the graph links these
+// alone, so the paths over a trace kept to them are the paths over the
+// whole trace.
+bool on_critical_paths(TraceKind kind);
+
 // Empty when the app never reached RUNNING.
 std::optional<CriticalPath> critical_path(const std::vector<TraceEvent>& events, const std::string& app);
 // The same for several apps from one graph (one pass over the trace), in

@@ -56,20 +56,22 @@ RunFacts gather(const std::vector<TraceEvent>& events) {
   RunFacts f;
   f.policies = events.front()["policies"];
   std::set<std::string> seen;
-  static const std::set<std::string> job_kinds = {"job_rejected", "job_submitted", "job_ended", "node_registered",
-                                                  "scale_up", "job_pending"};
+  auto job_kind = [](TraceKind k) {
+    return k == TraceKind::job_rejected || k == TraceKind::job_submitted || k == TraceKind::job_ended ||
+           k == TraceKind::node_registered || k == TraceKind::scale_up || k == TraceKind::job_pending;
+  };
   for (std::size_t i = 0; i < events.size(); ++i) {
     const TraceEvent& e = events[i];
     if (e["app"].is_string()) f.by_app[e["app"].get<std::string>()].push_back(i);
-    if (job_kinds.count(e.kind)) f.job_events.push_back(i);
-    if (e.kind == "node_registered") {
+    if (job_kind(e.kind)) f.job_events.push_back(i);
+    if (e.kind == TraceKind::node_registered) {
       RegisteredNode n{string_field(e["node"]), string_field(e["job"]), string_field(e["ip"]), e["resources"], e.t};
       if (!n.resources.is_object()) n.resources = Json::object();
       if (!n.job.empty()) f.node_of_job[n.job] = n.name;
       f.nodes.push_back(std::move(n));
-    } else if (e.kind == "node_advertised") {
+    } else if (e.kind == TraceKind::node_advertised) {
       f.notice_of_job[string_field(e["job"])] = string_field(e["notice"]);
-    } else if (e.kind == "deploy_requested" && e["app"].is_string()) {
+    } else if (e.kind == TraceKind::deploy_requested && e["app"].is_string()) {
       const std::string a = string_field(e["app"]);
       if (seen.insert(a).second) f.apps.push_back(a);
     }
@@ -108,19 +110,19 @@ struct Attempt {
 Attempt last_attempt(const std::vector<TraceEvent>& events, const std::vector<std::size_t>& of_app) {
   Attempt a;
   for (std::size_t i : of_app)
-    if (events[i].kind == "deploy_requested") a.from = i;
+    if (events[i].kind == TraceKind::deploy_requested) a.from = i;
   a.request = &events[a.from];
   for (std::size_t i : of_app) {
     const TraceEvent& e = events[i];
-    if (e.kind == "app_state") a.state = string_field(e["to"]);
+    if (e.kind == TraceKind::app_state) a.state = string_field(e["to"]);
     if (i < a.from) continue;
-    if (e.kind == "sizing") a.sizing = &e;
-    else if (e.kind == "admission") a.admission = &e;
-    else if (e.kind == "replicas_submitted") a.submitted = &e;
-    else if (e.kind == "deploy_cancelled" || e.kind == "deploy_ignored") a.cancelled = &e;
-    else if (e.kind == "replica_start_failed") a.start_failed = &e;
-    else if (e.kind == "app_state" && string_field(e["to"]) == "DELETING" && !a.stopped) a.stopped = &e;
-    else if (e.kind == "demand_unplaced" && string_field(e["label"]).rfind("introspection", 0) != 0) a.unplaced.push_back(&e);
+    if (e.kind == TraceKind::sizing) a.sizing = &e;
+    else if (e.kind == TraceKind::admission) a.admission = &e;
+    else if (e.kind == TraceKind::replicas_submitted) a.submitted = &e;
+    else if (e.kind == TraceKind::deploy_cancelled || e.kind == TraceKind::deploy_ignored) a.cancelled = &e;
+    else if (e.kind == TraceKind::replica_start_failed) a.start_failed = &e;
+    else if (e.kind == TraceKind::app_state && string_field(e["to"]) == "DELETING" && !a.stopped) a.stopped = &e;
+    else if (e.kind == TraceKind::demand_unplaced && string_field(e["label"]).rfind("introspection", 0) != 0) a.unplaced.push_back(&e);
   }
   return a;
 }
@@ -213,7 +215,7 @@ Cause cpu_only_worker(const std::vector<TraceEvent>& events, std::size_t i, doub
   // The job sbatch accepted for this decision, at the same instant.
   std::string job, node;
   for (std::size_t j = i + 1; j < events.size() && events[j].t == e.t; ++j)
-    if (events[j].kind == "job_submitted") {
+    if (events[j].kind == TraceKind::job_submitted) {
       job = string_field(events[j]["job"]);
       break;
     }
@@ -247,20 +249,20 @@ WorkerJobs worker_jobs_since(const std::vector<TraceEvent>& events, const Attemp
   const auto first = std::lower_bound(f.job_events.begin(), f.job_events.end(), a.from);
   for (auto it = first; it != f.job_events.end() && events[*it].t <= cutoff; ++it) {
     const TraceEvent& e = events[*it];
-    if (e.kind == "job_ended" || (e.kind == "node_registered" && !string_field(e["job"]).empty())) done.insert(string_field(e["job"]));
-    if (e.kind == "node_registered") registered.insert(string_field(e["job"]));
-    if (e.kind == "job_pending") w.held[string_field(e["job"])] = string_field(e["reason"]);
-    if (e.kind == "job_ended" && !registered.count(string_field(e["job"])) && e["state"] != "CANCELLED" &&
+    if (e.kind == TraceKind::job_ended || (e.kind == TraceKind::node_registered && !string_field(e["job"]).empty())) done.insert(string_field(e["job"]));
+    if (e.kind == TraceKind::node_registered) registered.insert(string_field(e["job"]));
+    if (e.kind == TraceKind::job_pending) w.held[string_field(e["job"])] = string_field(e["reason"]);
+    if (e.kind == TraceKind::job_ended && !registered.count(string_field(e["job"])) && e["state"] != "CANCELLED" &&
         e["state"] != "COMPLETED")
       w.failed.push_back(&e);
   }
   for (auto it = first; it != f.job_events.end() && events[*it].t <= cutoff; ++it) {
     const TraceEvent& e = events[*it];
-    if (e.kind == "job_rejected") {
+    if (e.kind == TraceKind::job_rejected) {
       if (w.refused++ == 0) w.refusal = string_field(e["error"]);
-    } else if (e.kind == "job_submitted") {
+    } else if (e.kind == TraceKind::job_submitted) {
       if (!done.count(string_field(e["job"]))) w.waiting.push_back(string_field(e["job"]));
-    } else if (e.kind == "scale_up") {
+    } else if (e.kind == TraceKind::scale_up) {
       const Json& d = e["demand"];
       const double gpu = d.is_object() ? json_number(d.value("GPU", Json())) : 0;
       if (gpu <= 0 || json_number(e["gpus"], 1) != 0) continue;
@@ -401,11 +403,11 @@ std::optional<Cause> out_of_memory_cause(const std::vector<TraceEvent>& events, 
   const TraceEvent* failed = nullptr;
   int count = 0;
   for (const auto& e : events) {
-    if (e.kind == "replica_failed" && string_field(e["app"]) == app) {
+    if (e.kind == TraceKind::replica_failed && string_field(e["app"]) == app) {
       last = &e;
       ++count;
     }
-    if (e.kind == "deployment_failed" && string_field(e["app"]) == app) failed = &e;
+    if (e.kind == TraceKind::deployment_failed && string_field(e["app"]) == app) failed = &e;
   }
   if (!last) return std::nullopt;
   const TraceEvent& e = *last;
@@ -445,7 +447,7 @@ std::vector<Cause> app_causes(const std::vector<TraceEvent>& events, const std::
   if (!running) {
     if (a.cancelled) {
       Cause c = make("deploy_cancelled", true,
-                     "deploy " + std::string(a.cancelled->kind == "deploy_ignored" ? "ignored" : "cancelled") + ": " +
+                     "deploy " + std::string(a.cancelled->kind == TraceKind::deploy_ignored ? "ignored" : "cancelled") + ": " +
                          string_field((*a.cancelled)["reason"]));
       blocking.push_back(std::move(c));
     } else if (a.admission && !flag((*a.admission)["admitted"])) {
@@ -509,10 +511,10 @@ std::vector<Cause> run_findings(const std::vector<TraceEvent>& events, const Run
   const TraceEvent* forced = nullptr;  // a blocking stop's limit
   std::map<std::string, const TraceEvent*> ended;
   for (const auto& e : events) {
-    if (e.kind == "shutdown_plan") plan = &e;
-    if (e.kind == "shutdown_force_exit") forced = &e;
-    if (e.kind == "job_ended") ended[string_field(e["job"])] = &e;
-    if (e.kind == "device_vram_overbooked") {
+    if (e.kind == TraceKind::shutdown_plan) plan = &e;
+    if (e.kind == TraceKind::shutdown_force_exit) forced = &e;
+    if (e.kind == TraceKind::job_ended) ended[string_field(e["job"])] = &e;
+    if (e.kind == TraceKind::device_vram_overbooked) {
       Cause c = make("device_overbooked", false,
                      "device " + format_number(json_number(e["device"])) + " of " + string_field(e["node"]) + " booked " +
                          format_number(json_number(e["booked_mb"])) + " of " + format_number(json_number(e["total_mb"])) +
@@ -524,7 +526,7 @@ std::vector<Cause> run_findings(const std::vector<TraceEvent>& events, const Run
       set_policy(c, f, "advertisement");
       out.push_back(std::move(c));
     }
-    if (e.kind == "shutdown_done" && e["jobs_left"].is_array() && !e["jobs_left"].empty()) {
+    if (e.kind == TraceKind::shutdown_done && e["jobs_left"].is_array() && !e["jobs_left"].empty()) {
       std::vector<std::string> jobs, fates;
       for (const auto& j : e["jobs_left"]) jobs.push_back(string_field(j));
       std::string why = "the shutdown plan did not cancel them";
@@ -550,7 +552,7 @@ std::vector<Cause> run_findings(const std::vector<TraceEvent>& events, const Run
   // fifth defect): what became of each such job.
   for (std::size_t i = 0; i < events.size(); ++i) {
     const TraceEvent& up = events[i];
-    if (up.kind != "scale_up" || !up.fields.contains("for_installing")) continue;
+    if (up.kind != TraceKind::scale_up || !up.fields.contains("for_installing")) continue;
     std::vector<std::string> replicas;
     for (const auto& r : up["for_installing"]) replicas.push_back(string_field(r));
     std::string job, node, fate = "still held when the trace ends";
@@ -559,15 +561,15 @@ std::vector<Cause> run_findings(const std::vector<TraceEvent>& events, const Run
     for (std::size_t k = i + 1; k < events.size(); ++k) {
       const TraceEvent& e = events[k];
       if (job.empty()) {
-        if (e.kind == "job_submitted") job = string_field(e["job"]);
-        else if (e.kind == "worker_creation_failed" || e.kind == "job_rejected") break;
+        if (e.kind == TraceKind::job_submitted) job = string_field(e["job"]);
+        else if (e.kind == TraceKind::worker_creation_failed || e.kind == TraceKind::job_rejected) break;
         continue;
       }
       if (string_field(e.fields.value("job", Json())) != job) continue;
-      if (e.kind == "job_started") started = e.t;
-      else if (e.kind == "node_registered") node = string_field(e["node"]);
-      else if (e.kind == "replica_placed") ++placed;
-      else if (e.kind == "job_ended") {
+      if (e.kind == TraceKind::job_started) started = e.t;
+      else if (e.kind == TraceKind::node_registered) node = string_field(e["node"]);
+      else if (e.kind == TraceKind::replica_placed) ++placed;
+      else if (e.kind == TraceKind::job_ended) {
         fate = "ended " + string_field(e["state"]) + " at " + seconds(e.t) +
                (started >= 0 ? " (" + format_number(static_cast<double>(e.t - started) / kSecond) + " s after it started)" : "");
         break;
@@ -627,7 +629,7 @@ namespace {
 std::vector<ColdStartRequest> cold_starts(const std::vector<TraceEvent>& events, const std::string& id) {
   std::vector<ColdStartRequest> out;
   for (const auto& ev : events) {
-    if (ev.kind != "request_cold_start" || string_field(ev["app"]) != id) continue;
+    if (ev.kind != TraceKind::request_cold_start || string_field(ev["app"]) != id) continue;
     ColdStartRequest c;
     c.arrived = ev["arrived_us"].get<SimTime>();
     c.dispatched = ev["dispatched_us"].get<SimTime>();
@@ -638,23 +640,23 @@ std::vector<ColdStartRequest> cold_starts(const std::vector<TraceEvent>& events,
       if (e.t < c.arrived || e.t > c.dispatched) continue;
       const bool mine = e.fields.contains("app") && string_field(e["app"]) == id;
       std::string what;
-      if (e.kind == "replica_target" && mine)
+      if (e.kind == TraceKind::replica_target && mine)
         what = "replica autoscaler: target " + e["from"].dump() + " -> " + e["to"].dump();
-      else if (placed && e.kind != "replica_running")
+      else if (placed && e.kind != TraceKind::replica_running)
         continue;
-      else if (e.kind == "scale_up")
+      else if (e.kind == TraceKind::scale_up)
         what = "workers monitor: scale-up, a worker job of " + e["gpus"].dump() + " GPU";
-      else if (e.kind == "job_submitted")
+      else if (e.kind == TraceKind::job_submitted)
         what = "sbatch: job " + string_field(e["job"]) + " submitted";
-      else if (e.kind == "job_started")
+      else if (e.kind == TraceKind::job_started)
         what = "SLURM: job " + string_field(e["job"]) + " started (queue wait over)";
-      else if (e.kind == "node_registered" && !string_field(e["job"]).empty())
+      else if (e.kind == TraceKind::node_registered && !string_field(e["job"]).empty())
         what = "node " + string_field(e["node"]) + " registered (job " + string_field(e["job"]) + ")";
-      else if (e.kind == "replica_placed" && mine) {
+      else if (e.kind == TraceKind::replica_placed && mine) {
         what = "replica " + string_field(e["replica"]) + " placed on " + string_field(e["node"]);
         placed = placed || string_field(e["replica"]) == c.replica;
       }
-      else if (e.kind == "replica_running" && mine)
+      else if (e.kind == TraceKind::replica_running && mine)
         what = "replica " + string_field(e["replica"]) + " running (runtime env and init done)";
       if (!what.empty()) c.steps.emplace_back(e.t, what);
     }
@@ -666,9 +668,9 @@ std::vector<ColdStartRequest> cold_starts(const std::vector<TraceEvent>& events,
 }  // namespace
 
 Explanation explain_trace(const std::vector<TraceEvent>& events, const std::optional<std::string>& app) {
-  if (events.empty() || events.front().kind != "run_started")
+  if (events.empty() || events.front().kind != TraceKind::run_started)
     throw ExplainError("line 1: expected a run_started event first, got " +
-                       (events.empty() ? std::string("an empty trace") : "'" + events.front().kind + "'"));
+                       (events.empty() ? std::string("an empty trace") : "'" + std::string(name(events.front().kind)) + "'"));
   const RunFacts f = gather(events);
   Explanation x;
   const TraceEvent& start = events.front();

@@ -42,28 +42,28 @@ void extract_phase_samples(const std::vector<TraceEvent>& trace, PhaseSamples& i
   };
   for (const auto& e : trace) {
     const std::string id = field(e, "job");
-    if (e.kind == "job_submitted") {
+    if (e.kind == TraceKind::job_submitted) {
       if (e.fields.value("warm", false)) warm.insert(id);
-      mark(id, e.kind, e.t);
-    } else if (e.kind == "job_started") {
-      if (!warm.count(id) && !job[id].count(e.kind)) span("queue_wait", id, "job_submitted", e.t);
-      mark(id, e.kind, e.t);
-    } else if (e.kind == "node_advertised") {
-      if (!warm.count(id) && !job[id].count(e.kind)) span("node_boot", id, "job_started", e.t);
-      mark(id, e.kind, e.t);
-    } else if (e.kind == "node_registered") {
-      if (!warm.count(id) && !job[id].count(e.kind)) span("registration", id, "node_advertised", e.t);
-      mark(id, e.kind, e.t);
-    } else if (e.kind == "node_stop_requested") {
-      mark(id, e.kind, e.t);
-    } else if (e.kind == "node_lost") {
+      mark(id, std::string(name(e.kind)), e.t);
+    } else if (e.kind == TraceKind::job_started) {
+      if (!warm.count(id) && !job[id].count(std::string(name(e.kind)))) span("queue_wait", id, "job_submitted", e.t);
+      mark(id, std::string(name(e.kind)), e.t);
+    } else if (e.kind == TraceKind::node_advertised) {
+      if (!warm.count(id) && !job[id].count(std::string(name(e.kind)))) span("node_boot", id, "job_started", e.t);
+      mark(id, std::string(name(e.kind)), e.t);
+    } else if (e.kind == TraceKind::node_registered) {
+      if (!warm.count(id) && !job[id].count(std::string(name(e.kind)))) span("registration", id, "node_advertised", e.t);
+      mark(id, std::string(name(e.kind)), e.t);
+    } else if (e.kind == TraceKind::node_stop_requested) {
+      mark(id, std::string(name(e.kind)), e.t);
+    } else if (e.kind == TraceKind::node_lost) {
       if (field(e, "reason") == "ray stop" && !job[id].count("stopped")) {
         span("ray_stop", id, "node_stop_requested", e.t);
         mark(id, "stopped", e.t);
       }
-    } else if (e.kind == "job_cancel_requested") {
-      mark(id, e.kind, e.t);
-    } else if (e.kind == "job_ended") {
+    } else if (e.kind == TraceKind::job_cancel_requested) {
+      mark(id, std::string(name(e.kind)), e.t);
+    } else if (e.kind == TraceKind::job_ended) {
       const std::string state = field(e, "state");
       auto& m = job[id];
       // Cancelled while still queued: its wait lasted at least this long.
@@ -73,12 +73,12 @@ void extract_phase_samples(const std::vector<TraceEvent>& trace, PhaseSamples& i
         span("cancel", id, "job_cancel_requested", e.t);
       else if (state == "COMPLETED" && m.count("stopped"))
         span("job_exit_after_stop", id, "stopped", e.t);
-    } else if (e.kind == "replica_placed") {
+    } else if (e.kind == TraceKind::replica_placed) {
       const std::string node = field(e, "node"), app = field(e, "app");
       const auto key = std::make_pair(node, app);
       const bool first = env_started.insert(key).second;
       placed[field(e, "replica")] = Placed{e.t, node, app, first, env_ready.count(key) > 0};
-    } else if (e.kind == "replica_running") {
+    } else if (e.kind == TraceKind::replica_running) {
       auto p = placed.find(field(e, "replica"));
       if (p == placed.end()) continue;
       const Placed pl = p->second;
@@ -88,7 +88,7 @@ void extract_phase_samples(const std::vector<TraceEvent>& trace, PhaseSamples& i
       // neither a whole install nor a bare init, so it is left out.
       if (pl.first) s["runtime_env_install"].push_back(e.t - pl.t);
       else if (pl.after_env) s["replica_init"].push_back(e.t - pl.t);
-    } else if (e.kind == "replica_lost") {
+    } else if (e.kind == TraceKind::replica_lost) {
       // Its placement never ran; a later one of the same label starts afresh.
       for (auto it = placed.begin(); it != placed.end();)
         it = it->second.node == field(e, "node") && it->second.app == field(e, "app") ? placed.erase(it) : std::next(it);

@@ -679,44 +679,6 @@ void ReportBuilder::sweep(const SweepTable& t) {
 
 }  // namespace
 
-bool read_csv_record(std::istream& in, std::vector<std::string>& cells, std::size_t& line, const std::string& path) {
-  cells.clear();
-  std::string text;
-  if (!std::getline(in, text)) return false;
-  ++line;
-  const std::size_t first = line;
-  std::string cell;
-  bool quoted = false, was_quoted = false;
-  for (;;) {
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      const char c = text[i];
-      if (quoted) {
-        if (c != '"') cell += c;
-        else if (i + 1 < text.size() && text[i + 1] == '"') cell += text[++i];
-        else quoted = false;
-      } else if (c == '"' && cell.empty() && !was_quoted) {
-        quoted = was_quoted = true;
-      } else if (c == ',') {
-        cells.push_back(std::move(cell));
-        cell.clear();
-        was_quoted = false;
-      } else if (c == '\r' && i + 1 == text.size()) {
-        // a CRLF file's line end
-      } else {
-        cell += c;
-      }
-    }
-    if (!quoted) break;
-    // A newline inside quotes belongs to the field.
-    if (!std::getline(in, text))
-      throw ReportInputError(path + ": line " + std::to_string(first) + ": a quoted field is not closed (expected '\"')");
-    ++line;
-    cell += '\n';
-  }
-  cells.push_back(std::move(cell));
-  return true;
-}
-
 std::string policy_label(const Json& policies) {
   if (!policies.is_object() || policies.empty()) return "default";
   std::set<std::string> variants;
@@ -732,7 +694,7 @@ std::string policy_label(const Json& policies) {
 TracedRun traced_run(const std::string& file, const std::vector<TraceEvent>& events) {
   TracedRun r;
   r.file = file;
-  auto start = std::find_if(events.begin(), events.end(), [](const TraceEvent& e) { return e.kind == "run_started"; });
+  auto start = std::find_if(events.begin(), events.end(), [](const TraceEvent& e) { return e.kind == TraceKind::run_started; });
   if (start == events.end()) throw ReportInputError(file + ": no run_started event: not a vramsim trace");
   if (start->fields.contains("scenario") && start->fields["scenario"].is_string())
     r.scenario = start->fields["scenario"].get<std::string>();

@@ -13,22 +13,14 @@
 #include <utility>
 #include <vector>
 
+#include "engine/csv.hpp"
 #include "engine/trace.hpp"
 
 namespace vramsim {
 
 // A report input that cannot be read (exit 2): the message names the file,
 // the line and what was expected.
-class ReportInputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// One CSV record (RFC 4180: a field in double quotes may hold commas,
-// newlines and doubled quotes) from `in`; false at the end of the input.
-// `line` counts the lines read (a quoted newline included). Throws
-// ReportInputError naming `path` and the line for a quote left open.
-bool read_csv_record(std::istream& in, std::vector<std::string>& cells, std::size_t& line, const std::string& path);
+using ReportInputError = InputFileError;
 
 // One app of one traced run: seconds from its first deploy request to its
 // first RUNNING, or none when it never got there.

@@ -14,20 +14,22 @@
 
 namespace vramsim {
 
-std::vector<AppToRunning> deploy_to_running(const std::vector<TraceEvent>& events) {
-  std::vector<AppToRunning> out;
-  std::map<std::string, std::size_t> index;
-  for (const auto& e : events) {
-    if (!e.fields.contains("app") || !e.fields["app"].is_string()) continue;
-    const std::string& app = e.fields["app"].get_ref<const std::string&>();
-    if (e.kind == "deploy_requested") {
-      if (index.emplace(app, out.size()).second) out.push_back(AppToRunning{app, e.t, std::nullopt});
-    } else if (e.kind == "app_state" && e.fields.contains("to") && e.fields["to"] == "RUNNING") {
-      auto it = index.find(app);
-      if (it != index.end() && !out[it->second].running) out[it->second].running = e.t;
-    }
+void DeployToRunning::add(const TraceEvent& e) {
+  if (e.kind != TraceKind::deploy_requested && e.kind != TraceKind::app_state) return;
+  if (!e.fields.contains("app") || !e.fields["app"].is_string()) return;
+  const std::string& app = e.fields["app"].get_ref<const std::string&>();
+  if (e.kind == TraceKind::deploy_requested) {
+    if (index_.emplace(app, out_.size()).second) out_.push_back(AppToRunning{app, e.t, std::nullopt});
+  } else if (e.fields.contains("to") && e.fields["to"] == "RUNNING") {
+    auto it = index_.find(app);
+    if (it != index_.end() && !out_[it->second].running) out_[it->second].running = e.t;
   }
-  return out;
+}
+
+std::vector<AppToRunning> deploy_to_running(const std::vector<TraceEvent>& events) {
+  DeployToRunning d;
+  for (const auto& e : events) d.add(e);
+  return d.apps();
 }
 
 std::vector<TraceEvent> read_trace(const std::string& path) {
@@ -57,7 +59,11 @@ std::vector<TraceEvent> parse_trace(std::istream& in, const std::string& path) {
     if (!out.empty() && ev.t < out.back().t)
       throw std::runtime_error(path + ": line " + std::to_string(n) + ": expected \"t\" >= " +
                                std::to_string(out.back().t) + " (the previous event's), got " + j["t"].dump());
-    ev.kind = j["kind"].get<std::string>();
+    const auto kind = trace_kind_named(j["kind"].get<std::string>());
+    if (!kind)
+      throw std::runtime_error(path + ": line " + std::to_string(n) + ": unknown event kind " + j["kind"].dump() +
+                               " (docs/trace-format.md lists the kinds)");
+    ev.kind = *kind;
     j.erase("t");
     j.erase("kind");
     ev.fields = std::move(j);
@@ -67,12 +73,17 @@ std::vector<TraceEvent> parse_trace(std::istream& in, const std::string& path) {
   return out;
 }
 
-bool world_specific_kind(const std::string& kind) {
-  static const std::set<std::string> kinds = {"agent_gone", "agent_refused", "agent_unreachable", "slurm_error",
-                                              "job_orphan_cancelled", "signal", "status", "run_ended",
-                                              "job_pending", "job_submit_delayed", "head_warning", "slurm_outage",
-                                              "replica_memory"};
-  return kinds.count(kind) > 0;
+bool world_specific_kind(TraceKind kind) {
+  switch (kind) {
+    case TraceKind::agent_gone: case TraceKind::agent_refused: case TraceKind::agent_unreachable:
+    case TraceKind::slurm_error: case TraceKind::job_orphan_cancelled: case TraceKind::signal:
+    case TraceKind::status: case TraceKind::run_ended: case TraceKind::job_pending:
+    case TraceKind::job_submit_delayed: case TraceKind::head_warning: case TraceKind::slurm_outage:
+    case TraceKind::replica_memory:
+      return true;
+    default:
+      return false;
+  }
 }
 
 namespace {
@@ -96,40 +107,40 @@ std::vector<std::pair<std::string, SimTime>> app_milestones(const std::vector<Tr
   std::vector<std::pair<std::string, SimTime>> m;
   std::size_t i0 = 0;
   const TraceEvent* req = first_after(ev, 0, 0, [&](const TraceEvent& e) {
-    return e.kind == "deploy_requested" && e["app"] == app; }, &i0);
+    return e.kind == TraceKind::deploy_requested && e["app"] == app; }, &i0);
   if (!req) return m;
   m.emplace_back("deploy requested", req->t);
-  if (auto* e = first_after(ev, i0, req->t, [&](const TraceEvent& x) { return x.kind == "admission" && x["app"] == app; }))
+  if (auto* e = first_after(ev, i0, req->t, [&](const TraceEvent& x) { return x.kind == TraceKind::admission && x["app"] == app; }))
     m.emplace_back("admission", e->t);
   // The worker that ran the app's first replica: from its placement back to its job.
   const TraceEvent* placed = first_after(ev, i0, req->t, [&](const TraceEvent& x) {
-    return x.kind == "replica_placed" && x["app"] == app; });
+    return x.kind == TraceKind::replica_placed && x["app"] == app; });
   if (placed) {
     const std::string job = placed->fields.value("job", "");
-    auto job_event = [&](const std::string& kind) {
+    auto job_event = [&](TraceKind kind) {
       return first_after(ev, 0, 0, [&](const TraceEvent& x) { return x.kind == kind && x["job"] == job; });
     };
     if (!job.empty()) {
-      const TraceEvent* sub = job_event("job_submitted");
+      const TraceEvent* sub = job_event(TraceKind::job_submitted);
       // The scale-up that asked for that job: the last one before it.
       if (sub) {
         const TraceEvent* up = nullptr;
         for (const auto& x : ev)
-          if (x.kind == "scale_up" && x.t <= sub->t) up = &x;
+          if (x.kind == TraceKind::scale_up && x.t <= sub->t) up = &x;
         if (up && up->t >= req->t) m.emplace_back("scale-up", up->t);
         if (sub->t >= req->t) m.emplace_back("job submitted", sub->t);
       }
-      if (auto* s = job_event("job_started"); s && s->t >= req->t) m.emplace_back("job started", s->t);
-      if (auto* r = first_after(ev, 0, 0, [&](const TraceEvent& x) { return x.kind == "node_registered" && x["job"] == job; });
+      if (auto* s = job_event(TraceKind::job_started); s && s->t >= req->t) m.emplace_back("job started", s->t);
+      if (auto* r = first_after(ev, 0, 0, [&](const TraceEvent& x) { return x.kind == TraceKind::node_registered && x["job"] == job; });
           r && r->t >= req->t)
         m.emplace_back("node registered", r->t);
     }
     m.emplace_back("replica placed", placed->t);
   }
-  if (auto* r = first_after(ev, i0, req->t, [&](const TraceEvent& x) { return x.kind == "replica_running" && x["app"] == app; }))
+  if (auto* r = first_after(ev, i0, req->t, [&](const TraceEvent& x) { return x.kind == TraceKind::replica_running && x["app"] == app; }))
     m.emplace_back("replica running", r->t);
   if (auto* r = first_after(ev, i0, req->t, [&](const TraceEvent& x) {
-        return x.kind == "app_state" && x["app"] == app && x["to"] == "RUNNING"; }))
+        return x.kind == TraceKind::app_state && x["app"] == app && x["to"] == "RUNNING"; }))
     m.emplace_back("RUNNING", r->t);
   std::stable_sort(m.begin(), m.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
   return m;
@@ -157,24 +168,24 @@ std::map<std::string, Duration> app_phases(const std::vector<TraceEvent>& ev, co
 
 std::map<std::string, Duration> run_phases(const std::vector<TraceEvent>& ev) {
   std::map<std::string, Duration> out;
-  auto span = [&](const std::string& name, const std::string& from, const std::string& to) {
+  auto span = [&](const std::string& name, TraceKind from, TraceKind to) {
     std::size_t i = 0;
     const TraceEvent* a = first_after(ev, 0, 0, [&](const TraceEvent& x) { return x.kind == from; }, &i);
     if (!a) return;
     if (const TraceEvent* b = first_after(ev, i, a->t, [&](const TraceEvent& x) { return x.kind == to; }))
       out[name] = b->t - a->t;
   };
-  span("shutdown", "shutdown_started", "shutdown_done");
-  span("call -> answer", "call_sent", "call_result");
-  span("graceful stop", "graceful_stop_started", "graceful_stop_done");
-  span("scale-down -> stop done", "scale_down", "graceful_stop_done");
+  span("shutdown", TraceKind::shutdown_started, TraceKind::shutdown_done);
+  span("call -> answer", TraceKind::call_sent, TraceKind::call_result);
+  span("graceful stop", TraceKind::graceful_stop_started, TraceKind::graceful_stop_done);
+  span("scale-down -> stop done", TraceKind::scale_down, TraceKind::graceful_stop_done);
   return out;
 }
 
 std::vector<std::string> apps_in(const std::vector<TraceEvent>& ev) {
   std::vector<std::string> apps;
   for (const auto& e : ev)
-    if (e.kind == "deploy_requested") {
+    if (e.kind == TraceKind::deploy_requested) {
       const std::string id = e.fields.value("app", "");
       if (std::find(apps.begin(), apps.end(), id) == apps.end()) apps.push_back(id);
     }
@@ -214,7 +225,7 @@ namespace {
 void serve_rows(const std::vector<TraceEvent>& a, const std::vector<TraceEvent>& b, std::vector<PhaseRow>& rows) {
   auto summary = [](const std::vector<TraceEvent>& ev, const std::string& app) -> const TraceEvent* {
     for (const auto& e : ev)
-      if (e.kind == "serve_summary" && e.fields.contains("app") && e["app"] == app) return &e;
+      if (e.kind == TraceKind::serve_summary && e.fields.contains("app") && e["app"] == app) return &e;
     return nullptr;
   };
   auto field = [](const TraceEvent* e, const char* key) -> std::optional<Duration> {
@@ -222,7 +233,7 @@ void serve_rows(const std::vector<TraceEvent>& a, const std::vector<TraceEvent>&
     return (*e)[key].get<Duration>();
   };
   for (const auto& e : a) {
-    if (e.kind != "serve_summary" || !e.fields.contains("app") || !e["app"].is_string()) continue;
+    if (e.kind != TraceKind::serve_summary || !e.fields.contains("app") || !e["app"].is_string()) continue;
     const std::string app = e["app"].get<std::string>();
     const TraceEvent* other = summary(b, app);
     for (const auto& [key, label] : {std::pair{"wait_mean_us", "request wait (mean)"},
@@ -281,7 +292,7 @@ void print_trace_diff(const TraceDiff& d, const std::string& label_a, const std:
   const auto& v = *d.divergence;
   out << "event kinds: the first " << v.index << " agree; they diverge at event " << v.index + 1 << ":\n";
   auto show = [&](const std::string& label, const std::optional<TraceEvent>& e) {
-    out << "  " << label << ": " << (e ? format_seconds(e->t) + " s " + e->kind + " " + e->fields.dump() : "(trace ended)")
+    out << "  " << label << ": " << (e ? format_seconds(e->t) + " s " + std::string(name(e->kind)) + " " + e->fields.dump() : "(trace ended)")
         << "\n";
   };
   show(label_a, v.a);

@@ -4,6 +4,7 @@
 // each trace side by side; and the first event where the sequences of event
 // kinds diverge, ignoring kinds only one world writes. The start of
 // calibration: which phase the simulation gets wrong, and by how much.
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -40,7 +41,7 @@ struct TraceDiff {
 
 // Kinds one world writes and the other cannot (agent channel, squeue errors,
 // signals, status snapshots), left out of the sequence comparison.
-bool world_specific_kind(const std::string& kind);
+bool world_specific_kind(TraceKind kind);
 
 // Each app's first deploy request and first RUNNING after it, apps in the
 // order of their first request (events whose `app` is not a string are
@@ -49,6 +50,17 @@ struct AppToRunning {
   std::string app;
   SimTime requested = 0;
   std::optional<SimTime> running;
+};
+// The same, one event at a time (a run's observers): add each
+// deploy_requested and app_state event in trace order.
+class DeployToRunning {
+ public:
+  void add(const TraceEvent& e);
+  const std::vector<AppToRunning>& apps() const { return out_; }
+
+ private:
+  std::vector<AppToRunning> out_;
+  std::map<std::string, std::size_t> index_;
 };
 std::vector<AppToRunning> deploy_to_running(const std::vector<TraceEvent>& events);
 

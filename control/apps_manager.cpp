@@ -15,7 +15,7 @@ const AppRecord* AppsManager::app(const std::string& id) const {
 
 void AppsManager::deploy(const AppSpec& spec) {
   if (ctx_.exited || ctx_.shutting_down) {
-    trace_.record(exec_.now(), "deploy_ignored",
+    trace_.record(exec_.now(), TraceKind::deploy_ignored,
                   {{"app", spec.id}, {"reason", ctx_.exited ? "worker shut down" : "shutdown in progress"}});
     return;
   }
@@ -36,7 +36,7 @@ void AppsManager::deploy(const AppSpec& spec) {
   Json requested = {{"app", spec.id}, {"gpu_memory_mb", spec.gpu_memory_mb ? Json(*spec.gpu_memory_mb) : Json()},
                     {"replicas", spec.replicas}, {"cpus", spec.cpus}};
   if (spec.num_gpus) requested["num_gpus"] = *spec.num_gpus;
-  trace_.record(exec_.now(), "deploy_requested", std::move(requested));
+  trace_.record(exec_.now(), TraceKind::deploy_requested, std::move(requested));
   deploy_queue_.push_back(spec.id);
   next_deploy();
 }
@@ -55,7 +55,7 @@ void AppsManager::next_deploy() {
   introspection_of_[task] = id;
   deploy_checking_ = id;
   const Duration env = introspection_env_built_ ? 0 : cfg_.introspection_env_build;
-  trace_.record(exec_.now(), "introspection_submitted",
+  trace_.record(exec_.now(), TraceKind::introspection_submitted,
                 {{"app", id}, {"resources", cfg_.introspection_request.to_json()}, {"env_build_us", env}});
   if (env == 0) {
     introspection_env_ready(task);
@@ -77,7 +77,7 @@ void AppsManager::introspection_placed(const std::string& id, DemandId task) {
   exec_.after(cfg_.introspection_duration, [this, id, task] {
     if (!introspection_of_.erase(task)) return;  // withdrawn by shutdown meanwhile
     cluster_.withdraw(task);
-    trace_.record(exec_.now(), "introspection_done", {{"app", id}});
+    trace_.record(exec_.now(), TraceKind::introspection_done, {{"app", id}});
     if (ctx_.exited) return;
     check_deploy(id);
     place_pending();
@@ -97,7 +97,7 @@ void AppsManager::submit_task(AppRecord& app, const std::string& reason) {
   // num_cpus=0: Ray lists it with no required resources.
   const DemandId task = cluster_.submit_held(DemandKind::Task, id, "submit " + id, ResourceSet{}, exec_.now());
   submit_of_[task] = {id, reason};
-  trace_.record(exec_.now(), "submit_task_submitted",
+  trace_.record(exec_.now(), TraceKind::submit_task_submitted,
                 {{"app", id}, {"worker_start_us", cfg_.submit_worker_start}, {"duration_us", cfg_.submit_duration}});
   exec_.after(cfg_.submit_worker_start, [this, task] {
     if (!submit_of_.count(task) || ctx_.exited) return;  // withdrawn meanwhile
@@ -122,7 +122,7 @@ void AppsManager::submit_task_placed(DemandId task) {
     const auto [id, reason] = it->second;
     submit_of_.erase(it);
     cluster_.withdraw(task);
-    trace_.record(exec_.now(), "submit_task_done", {{"app", id}});
+    trace_.record(exec_.now(), TraceKind::submit_task_done, {{"app", id}});
     if (ctx_.exited || ctx_.shutting_down) return;
     submit_replicas(apps_.at(id), reason);
   });
@@ -198,14 +198,14 @@ void AppsManager::check_deploy(const std::string& id) {
   deploy_checking_.clear();
   AppRecord& app = apps_.at(id);
   if (app.deploy_cancelled) {
-    trace_.record(exec_.now(), "deploy_cancelled", {{"app", id}, {"reason", "stopped before admission"}});
+    trace_.record(exec_.now(), TraceKind::deploy_cancelled, {{"app", id}, {"reason", "stopped before admission"}});
     next_deploy();
     return;
   }
   const auto view = gpu_view();
   memory_.resizing(app);
   app.sizing = ctx_.policies.sizing->size(sizing_request(app.spec), view);
-  trace_.record(exec_.now(), "sizing",
+  trace_.record(exec_.now(), TraceKind::sizing,
                 {{"app", id}, {"branch", app.sizing.branch}, {"num_gpus", app.sizing.num_gpus},
                  {"vram_mb", app.sizing.vram_mb ? Json(*app.sizing.vram_mb) : Json()},
                  {"vram_advertised", view.vram_advertised},
@@ -237,7 +237,7 @@ void AppsManager::check_deploy(const std::string& id) {
         app.admitted = ing->second.admitted;
         app.admission_reason = "with its application's ingress " + ingress;
         app.message = ing->second.message;
-        trace_.record(exec_.now(), "admission",
+        trace_.record(exec_.now(), TraceKind::admission,
                       {{"app", id}, {"admitted", *app.admitted}, {"reason", app.admission_reason},
                        {"message", app.message}});
         if (!*app.admitted) {
@@ -276,7 +276,7 @@ void AppsManager::check_deploy(const std::string& id) {
                     {"max_workers", snap.max_workers}, {"message", decision.message}};
   if (app.application_resources)
     admission["added_back"] = {{"cpus", snap.add_back.cpus}, {"gpus", snap.add_back.gpus}, {"memory", snap.add_back.memory}};
-  trace_.record(exec_.now(), "admission", std::move(admission));
+  trace_.record(exec_.now(), TraceKind::admission, std::move(admission));
   if (!decision.admitted) {
     set_app_state(app, AppState::DeployFailed, decision.message);
     next_deploy();
@@ -307,7 +307,7 @@ void AppsManager::monitor_applications() {
     for (int k = 1; k < attempt && delay < kMax; ++k) delay *= 2;
     app.redeploy_failures = attempt;
     app.redeploy_next_at = now + std::min(delay, kMax);
-    trace_.record(now, "auto_redeploy",
+    trace_.record(now, TraceKind::auto_redeploy,
                   {{"app", id}, {"state", name(st)}, {"attempt", attempt}, {"next_after_us", std::min(delay, kMax)}});
     submit_task(app, "auto-redeploy, attempt " + std::to_string(attempt));
   }
@@ -320,7 +320,7 @@ void AppsManager::set_app_state(AppRecord& app, AppState s, const std::string& r
   if (s == AppState::Running && !app.running_at) app.running_at = exec_.now();
   // Healthy: Ray Serve resets its count of failed starts.
   if (s == AppState::Running) app.start_failures = 0;
-  trace_.record(exec_.now(), "app_state",
+  trace_.record(exec_.now(), TraceKind::app_state,
                 {{"app", app.spec.id}, {"from", from}, {"to", name(s)}, {"reason", reason}});
 }
 
@@ -340,7 +340,7 @@ void AppsManager::update_app_state(AppRecord& app, const std::string& reason) {
 void AppsManager::stop_app(const std::string& id) {
   auto it = apps_.find(id);
   if (it == apps_.end()) {
-    trace_.record(exec_.now(), "stop_ignored", {{"app", id}, {"reason", "unknown app"}});
+    trace_.record(exec_.now(), TraceKind::stop_ignored, {{"app", id}, {"reason", "unknown app"}});
     return;
   }
   AppRecord& app = it->second;
@@ -364,7 +364,7 @@ void AppsManager::stop_app(const std::string& id) {
 
 void AppsManager::delete_app(const std::string& id) {
   stop_app(id);
-  if (apps_.count(id)) trace_.record(exec_.now(), "app_deleted", {{"app", id}});
+  if (apps_.count(id)) trace_.record(exec_.now(), TraceKind::app_deleted, {{"app", id}});
 }
 
 void AppsManager::node_lost(const NodeId& id, const std::vector<Demand>& lost) {
@@ -377,7 +377,7 @@ void AppsManager::node_lost(const NodeId& id, const std::vector<Demand>& lost) {
     ReplicaRecord& r = app.replicas[it->second.second];
     const bool was_running = r.life.state() == ReplicaState::Running;
     resubmit_replica(app, r);
-    trace_.record(exec_.now(), "replica_lost", {{"app", app.spec.id}, {"node", id}});
+    trace_.record(exec_.now(), TraceKind::replica_lost, {{"app", app.spec.id}, {"node", id}});
     if (was_running && app.life.state() == AppState::Running)
       set_app_state(app, AppState::Unhealthy, "replica lost with node " + id);
   }
@@ -388,11 +388,11 @@ void AppsManager::undeploy_all() {
   // resource check.
   if (!deploy_checking_.empty()) {
     deploy_lock_ = false;
-    trace_.record(exec_.now(), "deploy_cancelled", {{"app", deploy_checking_}, {"reason", "shutdown began"}});
+    trace_.record(exec_.now(), TraceKind::deploy_cancelled, {{"app", deploy_checking_}, {"reason", "shutdown began"}});
     deploy_checking_.clear();
   }
   for (const auto& id : deploy_queue_)
-    trace_.record(exec_.now(), "deploy_cancelled", {{"app", id}, {"reason", "shutdown began"}});
+    trace_.record(exec_.now(), TraceKind::deploy_cancelled, {{"app", id}, {"reason", "shutdown began"}});
   deploy_queue_.clear();
   // The worker undeploys its apps before it closes the workers.
   for (auto& [id, app] : apps_) {

@@ -32,7 +32,7 @@ void AppsManager::proxy_placed(AppRecord& app, const Placement& p) {
   r.life.move(ReplicaState::Starting);
   r.node = p.node;
   const Node* n = cluster_.node(p.node);
-  trace_.record(exec_.now(), "proxy_placed",
+  trace_.record(exec_.now(), TraceKind::proxy_placed,
                 {{"app", app.spec.id}, {"node", p.node}, {"job", n ? n->spec.slurm_job_id : ""},
                  {"memory", app.spec.proxy_memory_bytes}});
   // proxy_pip is one list for every app: a node installs that env once.
@@ -49,7 +49,7 @@ void AppsManager::proxy_placed(AppRecord& app, const Placement& p) {
     AppRecord& a = apps_.at(id);
     a.proxy->life.move(ReplicaState::Running);
     cluster_.actor_created(demand);
-    trace_.record(exec_.now(), "proxy_running", {{"app", id}, {"node", a.proxy->node}});
+    trace_.record(exec_.now(), TraceKind::proxy_running, {{"app", id}, {"node", a.proxy->node}});
     update_app_state(a, "proxy running");
   });
 }
@@ -71,7 +71,7 @@ bool AppsManager::proxy_lost(DemandId demand, const NodeId& node) {
   AppRecord& app = apps_.at(it->second);
   const bool was_running = app.proxy->life.state() == ReplicaState::Running;
   submit_proxy(app);
-  trace_.record(exec_.now(), "proxy_lost", {{"app", app.spec.id}, {"node", node}});
+  trace_.record(exec_.now(), TraceKind::proxy_lost, {{"app", app.spec.id}, {"node", node}});
   if (was_running && app.life.state() == AppState::Running)
     set_app_state(app, AppState::Unhealthy, "proxy lost with node " + node);
   return true;

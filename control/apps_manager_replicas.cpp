@@ -37,7 +37,7 @@ void AppsManager::submit_replicas(AppRecord& app, const std::string& reason) {
   // last (build_app.py:_build_app_recursive lists children first,
   // :180@5866967ffd), so its replica is the newest actor.
   submit_proxy(app);
-  trace_.record(exec_.now(), "replicas_submitted",
+  trace_.record(exec_.now(), TraceKind::replicas_submitted,
                 {{"app", id}, {"replicas", app.spec.replicas}, {"resources", req.to_json()}});
   // An autoscaled deployment may start at zero replicas: it is RUNNING with
   // none, and its first request starts one.
@@ -70,7 +70,7 @@ bool AppsManager::scale_replicas(const std::string& id, int target, const std::s
   if (target == live) return true;
   if (target > live) {
     for (int i = live; i < target; ++i) add_replica(app);
-    trace_.record(exec_.now(), "replicas_added",
+    trace_.record(exec_.now(), TraceKind::replicas_added,
                   {{"app", id}, {"from", live}, {"to", target}, {"reason", reason}});
     place_pending();
     return true;
@@ -81,7 +81,7 @@ bool AppsManager::scale_replicas(const std::string& id, int target, const std::s
     for (std::size_t i = app.replicas.size(); i-- > 0 && static_cast<int>(victims.size()) < live - target;)
       if (app.replicas[i].life.state() == want) victims.push_back(i);
   for (std::size_t i : victims) withdraw_replica(app, i);
-  trace_.record(exec_.now(), "replicas_removed", {{"app", id}, {"from", live}, {"to", target}, {"reason", reason}});
+  trace_.record(exec_.now(), TraceKind::replicas_removed, {{"app", id}, {"from", live}, {"to", target}, {"reason", reason}});
   place_pending();
   return true;
 }
@@ -95,7 +95,7 @@ void AppsManager::place_pending() {
     auto it = replica_of_.find(p.demand);
     if (it == replica_of_.end()) {
       const Demand* d = cluster_.demand(p.demand);
-      trace_.record(exec_.now(), "task_placed", {{"label", d ? d->label : ""}, {"node", p.node}});
+      trace_.record(exec_.now(), TraceKind::task_placed, {{"label", d ? d->label : ""}, {"node", p.node}});
       auto task = introspection_of_.find(p.demand);
       if (task != introspection_of_.end()) introspection_placed(task->second, p.demand);
       if (submit_of_.count(p.demand)) submit_task_placed(p.demand);
@@ -123,9 +123,9 @@ void AppsManager::replica_placed(AppRecord& app, ReplicaRecord& r, const Placeme
     ev["device_vram_total_mb"] = dev.total_vram_mb;
     ev["device_overbooked"] = p.device_overbooked;
   }
-  trace_.record(exec_.now(), "replica_placed", ev);
+  trace_.record(exec_.now(), TraceKind::replica_placed, ev);
   if (p.device_overbooked)
-    trace_.record(exec_.now(), "device_vram_overbooked",
+    trace_.record(exec_.now(), TraceKind::device_vram_overbooked,
                   {{"node", p.node}, {"device", p.vram_device}, {"app", app.spec.id},
                    {"booked_mb", p.device_vram_booked_after},
                    {"total_mb", n->devices()[p.vram_device].total_vram_mb}});
@@ -139,7 +139,7 @@ void AppsManager::replica_placed(AppRecord& app, ReplicaRecord& r, const Placeme
     auto it = replica_of_.find(demand);
     if (it == replica_of_.end() || ctx_.exited) return;  // stopped or lost meanwhile
     if (!ok) {
-      trace_.record(exec_.now(), "replica_start_failed", {{"app", app_id}, {"node", node}, {"error", error}});
+      trace_.record(exec_.now(), TraceKind::replica_start_failed, {{"app", app_id}, {"node", node}, {"error", error}});
       return;
     }
     replica_started(demand, app_id, node, launch);
@@ -174,7 +174,7 @@ void AppsManager::replica_started(DemandId demand, const std::string& app_id, co
     cluster_.actor_created(demand);
     memory_.running(a, demand, it->second.second);
     if (on_replica_running) on_replica_running(a, it->second.second);
-    trace_.record(exec_.now(), "replica_running",
+    trace_.record(exec_.now(), TraceKind::replica_running,
                   {{"app", app_id}, {"replica", cluster_.demand(demand)->label}, {"node", rr.node}});
     update_app_state(a, "all replicas running");
   });
@@ -234,7 +234,7 @@ void AppsManager::replica_failed(AppRecord& app, std::size_t index, const Replic
   const int threshold = std::min(kMaxConstructorRetries, kRetriesPerReplica * target);
   ev["failures"] = app.start_failures;
   ev["threshold"] = threshold;
-  trace_.record(exec_.now(), "replica_failed", ev);
+  trace_.record(exec_.now(), TraceKind::replica_failed, ev);
   withdraw_replica(app, index);
   if (!app.replica_has_started && app.start_failures >= threshold) {
     const std::string msg = "The deployment failed to start " + std::to_string(app.start_failures) +
@@ -242,7 +242,7 @@ void AppsManager::replica_failed(AppRecord& app, std::size_t index, const Replic
                             "check failing. See controller logs for details. Error:\n" + app.start_error;
     withdraw_replicas(app);
     app.message = msg;
-    trace_.record(exec_.now(), "deployment_failed",
+    trace_.record(exec_.now(), TraceKind::deployment_failed,
                   {{"app", app.spec.id}, {"failures", app.start_failures}, {"message", msg}});
     set_app_state(app, AppState::DeployFailed, "replica constructor failed");
     place_pending();

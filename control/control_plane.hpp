@@ -55,10 +55,11 @@ class ControlPlane final : public BackendListener {
   // A serving request arrives at the app's handle (docs/serving.md);
   // `service` >= 0: its work as a trace gives it.
   void serve_request(const std::string& app_id, Duration service = -1) { router_.serve(app_id, service); }
-  // What each serving app's requests met, up to now.
-  std::map<std::string, ServeStats> serve_stats() { return router_.finish(); }
+  // At the run's end: settles every request still waiting or in service
+  // (unfinished) and returns what each serving app's requests met. Once.
+  std::map<std::string, ServeStats> settle_serve_stats() { return router_.finish(); }
   void keep_serve_windows() { router_.keep_windows(); }
-  // Every request's path (RequestRecords), settled by serve_stats().
+  // Every request's path (RequestRecords), settled by settle_serve_stats().
   void keep_request_records(std::size_t expected = 0) { router_.keep_requests(expected); }
   const std::map<std::string, ServeLosses>& serving_losses_by_job() const { return router_.losses_by_job(); }
   RequestRecords take_request_records() { return router_.take_requests(); }

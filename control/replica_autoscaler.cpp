@@ -182,7 +182,7 @@ void ReplicaAutoscaler::tick() {
     ReplicaLoad load = load_of(id, w, now);
     const int target = decide(w, load);
     if (target != w.target) {
-      ctx_.trace.record(now, "replica_target",
+      ctx_.trace.record(now, TraceKind::replica_target,
                         {{"app", id}, {"from", w.target}, {"to", target}, {"running", load.running_replicas},
                          {"ongoing_requests", load.total_ongoing_requests}});
       const std::string reason =

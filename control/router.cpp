@@ -104,16 +104,16 @@ void Router::call(const std::string& app_id, const Json& payload) {
       if (it->second.replicas[i].life.state() == ReplicaState::Running) { target = &it->second.replicas[i]; index = i; }
   const Node* n = target ? ctx_.cluster.node(target->node) : nullptr;
   if (!n || !n->alive()) {
-    ctx_.trace.record(ctx_.exec.now(), "call_failed",
+    ctx_.trace.record(ctx_.exec.now(), TraceKind::call_failed,
                       {{"app", app_id}, {"call", call_id}, {"error", "no running replica of " + app_id}});
     return;
   }
   const std::string replica = app_id + "#" + std::to_string(index);
   const SimTime sent = ctx_.exec.now();
-  ctx_.trace.record(sent, "call_sent", {{"app", app_id}, {"call", call_id}, {"replica", replica}, {"node", n->id}});
+  ctx_.trace.record(sent, TraceKind::call_sent, {{"app", app_id}, {"call", call_id}, {"replica", replica}, {"node", n->id}});
   auto answered = [this, app_id, call_id, replica, sent](Json result) {
     const bool ok = !(result.is_object() && result.contains("error"));
-    ctx_.trace.record(ctx_.exec.now(), "call_result",
+    ctx_.trace.record(ctx_.exec.now(), TraceKind::call_result,
                       {{"app", app_id}, {"call", call_id}, {"replica", replica}, {"ok", ok},
                        {"latency_us", ctx_.exec.now() - sent}, {"result", std::move(result)}});
   };
@@ -352,7 +352,7 @@ void Router::finish(AppServing& s, std::size_t replica, const Waiting& w, SimTim
     }
     // The request that found the app at zero replicas: its path, for explain.
     if (w.first_cold)
-      ctx_.trace.record(now, "request_cold_start",
+      ctx_.trace.record(now, TraceKind::request_cold_start,
                         {{"app", s.app->spec.id}, {"replica", slot.label}, {"arrived_us", arrival},
                          {"dispatched_us", dispatched}, {"latency_us", now - arrival}});
   }

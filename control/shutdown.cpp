@@ -11,13 +11,13 @@ void Shutdown::run(std::function<void()> done, std::optional<Duration> blocking_
   ctx_.shutting_down = true;
   Json started = Json::object();
   if (blocking_timeout) started["blocking_timeout_us"] = *blocking_timeout;
-  ctx_.trace.record(ctx_.exec.now(), "shutdown_started", std::move(started));
+  ctx_.trace.record(ctx_.exec.now(), TraceKind::shutdown_started, std::move(started));
   if (blocking_timeout) {
     const Duration limit = *blocking_timeout;
     force_exit_ = ctx_.exec.after(limit, [this, done, limit] {
       force_exit_ = 0;
       if (ctx_.exited) return;
-      ctx_.trace.record(ctx_.exec.now(), "shutdown_force_exit", {{"after_us", limit}});
+      ctx_.trace.record(ctx_.exec.now(), TraceKind::shutdown_force_exit, {{"after_us", limit}});
       exit(done);
     });
   }
@@ -38,7 +38,7 @@ ShutdownPlan Shutdown::plan() const {
   });
   for (const auto& j : ctx_.backend.list_jobs()) snap.jobs.push_back(j.id);
   const ShutdownPlan plan = ctx_.policies.shutdown->plan(snap);
-  ctx_.trace.record(ctx_.exec.now(), "shutdown_plan",
+  ctx_.trace.record(ctx_.exec.now(), TraceKind::shutdown_plan,
                     {{"return_early", plan.return_early}, {"drain", plan.drain.size()},
                      {"await_drain", plan.await_drain}, {"cancel_remaining", plan.cancel_remaining},
                      {"jobs_listed", snap.jobs.size()}, {"note", plan.note}});
@@ -83,7 +83,7 @@ void Shutdown::finish(const std::function<void()>& done) {
     exit(done);
     return;
   }
-  ctx_.trace.record(ctx_.exec.now(), "close_all_returned",
+  ctx_.trace.record(ctx_.exec.now(), TraceKind::close_all_returned,
                     {{"serve_shutdown_us", serve}, {"ray_shutdown_us", ray}, {"head_ray_stop_us", head_stop},
                      {"head_exit_us", head_exit}});
   ctx_.exec.after(d, [this, done] {
@@ -99,7 +99,7 @@ void Shutdown::exit(const std::function<void()>& done) {
   ctx_.shutdown_done_at = ctx_.exec.now();
   Json left = Json::array();
   for (const auto& j : monitor_.jobs_not_cancelled()) left.push_back(j);
-  ctx_.trace.record(ctx_.exec.now(), "shutdown_done", {{"jobs_left", left}});
+  ctx_.trace.record(ctx_.exec.now(), TraceKind::shutdown_done, {{"jobs_left", left}});
   if (done) done();
 }
 

@@ -34,7 +34,7 @@ void WorkersMonitor::stop_sampler() { sampler_.cancel(); }
 bool WorkersMonitor::register_node(NodeSpec spec) {
   if (ctx_.exited) {
     // The head is gone; the job keeps its allocation until its time limit.
-    trace_.record(exec_.now(), "node_unclaimed", {{"job", spec.slurm_job_id}, {"ip", spec.ip}});
+    trace_.record(exec_.now(), TraceKind::node_unclaimed, {{"job", spec.slurm_job_id}, {"ip", spec.ip}});
     return false;
   }
   Json devices = Json::array();
@@ -42,7 +42,7 @@ bool WorkersMonitor::register_node(NodeSpec spec) {
   const std::string job = spec.slurm_job_id, ip = spec.ip;
   const Json resources = spec.resources.to_json();
   NodeId id = cluster_.add_node(std::move(spec), exec_.now());
-  trace_.record(exec_.now(), "node_registered",
+  trace_.record(exec_.now(), TraceKind::node_registered,
                 {{"node", id}, {"job", job}, {"ip", ip}, {"resources", resources}, {"devices", devices}});
   return true;
 }
@@ -53,7 +53,7 @@ std::optional<WorkersMonitor::LostNode> WorkersMonitor::remove_node(const std::s
   if (!n) return std::nullopt;
   LostNode lost{n->id, {}};
   lost.demands = cluster_.remove_node(lost.node);
-  trace_.record(exec_.now(), "node_lost", {{"node", lost.node}, {"job", job_id}, {"reason", reason}});
+  trace_.record(exec_.now(), TraceKind::node_lost, {{"node", lost.node}, {"job", job_id}, {"reason", reason}});
   return lost;
 }
 
@@ -139,7 +139,7 @@ void WorkersMonitor::check_scaling() {
     case ScaleDecision::Action::None: break;
     case ScaleDecision::Action::Error:
       ++consecutive_errors_;
-      trace_.record(s.now, "autoscaler_error",
+      trace_.record(s.now, TraceKind::autoscaler_error,
                     {{"error", d.note}, {"demand", d.demand.to_json()}, {"consecutive", consecutive_errors_},
                      {"backoff_us", error_backoff(consecutive_errors_)}});
       break;
@@ -151,7 +151,7 @@ void WorkersMonitor::check_scaling() {
         if (deletions_.count(w.node_id)) continue;
         // The clock's now, not the snapshot's: live, the stops before this
         // one took wall time, and a trace never goes back.
-        trace_.record(exec_.now(), "scale_down",
+        trace_.record(exec_.now(), TraceKind::scale_down,
                       {{"node", w.node_id}, {"job", w.job_id}, {"idle_for_us", d.idle_for}});
         close_worker(w.node_id, w.job_id, {});
       }
@@ -178,14 +178,14 @@ void WorkersMonitor::scale_up(const ScaleDecision& d, SimTime now, int worker_jo
   Json ev = {{"gpus", d.job.gpus}, {"cpus", d.job.cpus}, {"mem_per_cpu_gb", d.job.mem_per_cpu_gb},
              {"demand", d.demand.to_json()}, {"worker_jobs", worker_jobs}};
   if (!installing.is_null()) ev["for_installing"] = installing;
-  trace_.record(now, "scale_up", std::move(ev));
+  trace_.record(now, TraceKind::scale_up, std::move(ev));
   // The creation is in flight from here until sbatch answers and then
   // until the job's node registers or the job disappears.
   creation_submitting_ = true;
   backend_.submit_worker(d.job, [this](std::optional<std::string> job, const std::string& error) {
     creation_submitting_ = false;
     if (!job) {
-      trace_.record(exec_.now(), "worker_creation_failed", {{"error", error}});
+      trace_.record(exec_.now(), TraceKind::worker_creation_failed, {{"error", error}});
       return;
     }
     if (ctx_.exited || ctx_.shutting_down) {
@@ -203,13 +203,13 @@ void WorkersMonitor::scale_up(const ScaleDecision& d, SimTime now, int worker_jo
 void WorkersMonitor::poll_creation(const std::string& job_id) {
   if (ctx_.exited || creation_job_ != job_id) return;  // cancelled by shutdown
   if (backend_.still_listed({job_id}).empty()) {
-    trace_.record(exec_.now(), "worker_creation_failed",
+    trace_.record(exec_.now(), TraceKind::worker_creation_failed,
                   {{"job", job_id}, {"error", "Job " + job_id + " is no longer running"}});
     creation_job_.reset();
     return;
   }
   if (const Node* n = cluster_.node_for_job(job_id)) {
-    trace_.record(exec_.now(), "worker_joined", {{"job", job_id}, {"node", n->id}});
+    trace_.record(exec_.now(), TraceKind::worker_joined, {{"job", job_id}, {"node", n->id}});
     creation_job_.reset();
     return;
   }
@@ -220,26 +220,26 @@ void WorkersMonitor::cancel_creation() {
   if (creation_submitting_) {
     // sbatch has not answered: the task has no job id, and the job sbatch
     // then creates is the sweep's (fixed) or is left behind (legacy).
-    trace_.record(exec_.now(), "worker_creation_cancelled", {{"job", nullptr}, {"sbatch_in_flight", true}});
+    trace_.record(exec_.now(), TraceKind::worker_creation_cancelled, {{"job", nullptr}, {"sbatch_in_flight", true}});
     return;
   }
   if (!creation_job_) return;
   const std::string job = *creation_job_;
   creation_job_.reset();
-  trace_.record(exec_.now(), "worker_creation_cancelled", {{"job", job}});
+  trace_.record(exec_.now(), TraceKind::worker_creation_cancelled, {{"job", job}});
   // _add_worker (slurm_workers.py:622-625@ad84209): `except CancelledError:
   // await self._cancel_jobs([submitted_job_id])`. It runs once control
   // returns to the event loop; legacy close_all returns before that without
   // awaiting it, so the handler races the rest of the shutdown.
   exec_.after(0, [this, job] {
     if (ctx_.exited) {
-      trace_.record(exec_.now(), "creation_cancel_lost",
+      trace_.record(exec_.now(), TraceKind::creation_cancel_lost,
                     {{"job", job}, {"reason", "the process exited before the creation task's handler ran"}});
       return;
     }
     if (cancel_requested_.count(job) || backend_.still_listed({job}).empty()) return;
     cancel_requested_.insert(job);
-    trace_.record(exec_.now(), "jobs_cancelled", {{"jobs", Json::array({job})}, {"by", "worker creation task"}});
+    trace_.record(exec_.now(), TraceKind::jobs_cancelled, {{"jobs", Json::array({job})}, {"by", "worker creation task"}});
     backend_.cancel_jobs({job});
   });
 }
@@ -256,14 +256,14 @@ std::vector<std::string> WorkersMonitor::jobs_not_cancelled() const {
 void WorkersMonitor::close_worker(const std::string& node_id, const std::string& job_id,
                                   std::function<void()> done) {
   deletions_[node_id] = job_id;
-  trace_.record(exec_.now(), "graceful_stop_started", {{"node", node_id}, {"job", job_id}});
+  trace_.record(exec_.now(), TraceKind::graceful_stop_started, {{"node", node_id}, {"job", job_id}});
   const Node* n = cluster_.node(node_id);
   if (!n || !n->alive()) {
     // The stop task cannot be scheduled on a node that is gone: it times out.
     exec_.after(cfg_.grace_period, [this, node_id, job_id, done] {
       if (ctx_.exited) return;
       deletions_.erase(node_id);
-      trace_.record(exec_.now(), "graceful_stop_failed",
+      trace_.record(exec_.now(), TraceKind::graceful_stop_failed,
                     {{"node", node_id}, {"job", job_id}, {"error", "stop command timed out"}});
       if (done) done();
     });
@@ -283,7 +283,7 @@ void WorkersMonitor::wait_node_gone(const std::string& node_id, const std::strin
     }
     cancel_and_wait({job_id}, [this, node_id, job_id, done](std::vector<std::string> cancelled) {
       deletions_.erase(node_id);
-      trace_.record(exec_.now(), "graceful_stop_done",
+      trace_.record(exec_.now(), TraceKind::graceful_stop_done,
                     {{"node", node_id}, {"job", job_id}, {"cancelled", !cancelled.empty()}});
       if (done) done();
     });
@@ -312,7 +312,7 @@ void WorkersMonitor::cancel_and_wait(std::vector<std::string> jobs,
     ids.push_back(j);
     cancel_requested_.insert(j);
   }
-  trace_.record(exec_.now(), "jobs_cancelled", {{"jobs", ids}});
+  trace_.record(exec_.now(), TraceKind::jobs_cancelled, {{"jobs", ids}});
   backend_.cancel_jobs(listed);
   const SimTime deadline = exec_.now() + cfg_.grace_period;
   // The poll holds itself only weakly; each scheduled step holds it strongly,

@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <unistd.h>
+
 namespace vramsim {
 
 OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
@@ -42,6 +44,23 @@ void OutputFile::close() {
   f_ = nullptr;
   errno = 0;
   if (std::fclose(f) != 0) throw OutputError(path_, errno ? std::strerror(errno) : "close failed");
+}
+
+std::string temp_path_beside(const std::string& out) { return out + ".tmp-" + std::to_string(::getpid()); }
+
+ReplacingFile::ReplacingFile(std::string out) : out_(std::move(out)), tmp_(temp_path_beside(out_)), file_(tmp_) {}
+
+ReplacingFile::~ReplacingFile() {
+  if (!done_) std::remove(tmp_.c_str());  // an error or an interrupt: the old file stays
+}
+
+void ReplacingFile::commit() {
+  file_.close();
+  if (std::rename(tmp_.c_str(), out_.c_str()) != 0) {
+    const int err = errno;
+    throw OutputError(out_, "cannot rename " + tmp_ + " to it: " + std::strerror(err));
+  }
+  done_ = true;
 }
 
 }  // namespace vramsim

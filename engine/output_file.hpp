@@ -38,4 +38,26 @@ class OutputFile {
   std::FILE* f_ = nullptr;
 };
 
+// Where a file is written before it is renamed over `out`: beside it (the
+// same file system, so the rename is atomic), named for this process.
+std::string temp_path_beside(const std::string& out);
+
+// `out` holds exactly what was written or is left as it was: the text goes
+// to a temporary file beside it, renamed over it by commit().
+class ReplacingFile {
+ public:
+  explicit ReplacingFile(std::string out);  // throws OutputError
+  ReplacingFile(const ReplacingFile&) = delete;
+  ReplacingFile& operator=(const ReplacingFile&) = delete;
+  ~ReplacingFile();  // without commit(): the temporary file is removed
+  void write(std::string_view text) { file_.write(text); }
+  void commit();     // throws OutputError
+  const std::string& path() const { return out_; }
+
+ private:
+  std::string out_, tmp_;
+  OutputFile file_;
+  bool done_ = false;
+};
+
 }  // namespace vramsim

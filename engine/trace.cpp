@@ -7,7 +7,7 @@ namespace vramsim {
 Json TraceEvent::to_json() const {
   Json j = Json::object();
   j["t"] = t;
-  j["kind"] = kind;
+  j["kind"] = std::string(name(kind));
   for (auto it = fields.begin(); it != fields.end(); ++it) j[it.key()] = it.value();
   return j;
 }
@@ -38,8 +38,10 @@ void JsonLinesSink::write(const TraceEvent& ev) {
   } else {
     buf_ += "{\"t\":";
     buf_ += std::to_string(ev.t);
-    buf_ += ",\"kind\":";
-    buf_ += Json(ev.kind).dump(-1, ' ', false, replace);
+    // A kind's name is a plain identifier: its JSON string is the name quoted.
+    buf_ += ",\"kind\":\"";
+    buf_ += name(ev.kind);
+    buf_ += '"';
     if (ev.fields.is_object() && !ev.fields.empty()) {
       const std::string fields = ev.fields.dump(-1, ' ', false, replace);
       buf_ += ',';
@@ -75,36 +77,42 @@ void JsonLinesSink::close() {
   else flush();
 }
 
-std::vector<TraceEvent> MemorySink::of_kind(const std::string& kind) const {
+std::vector<TraceEvent> MemorySink::of_kind(TraceKind kind) const {
   std::vector<TraceEvent> out;
   for (const auto& e : events)
     if (e.kind == kind) out.push_back(e);
   return out;
 }
 
-void TraceRecorder::record(SimTime t, std::string kind, Json fields) {
+void TraceRecorder::record(SimTime t, TraceKind kind, Json fields) {
   // A fieldless event is an empty object, as it reads back from a trace file,
   // so that patterns match it alike in a run and in a trace.
   if (fields.is_null()) fields = Json::object();
   // "t" and "kind" head every line; a field of that name would overwrite them.
   if (fields.is_object())
-    for (const auto& field : fields.get_ref<const Json::object_t&>())
+    for (const auto& field : fields.get_ref<const Json::object_t&>()) {
       if (field.first == "t" || field.first == "kind")
-        throw std::logic_error("trace event '" + kind + "' uses a reserved field name (t or kind)");
-  TraceEvent ev{t, std::move(kind), std::move(fields)};
+        throw std::logic_error("trace event '" + std::string(name(kind)) + "' uses a reserved field name (t or kind)");
+#ifdef VRAMSIM_TRACE_CHECKS
+      if (!trace_kind_has_field(kind, field.first))
+        throw std::logic_error("trace event '" + std::string(name(kind)) + "' has field '" + field.first +
+                               "', which engine/trace_kinds.hpp does not declare for it");
+#endif
+    }
+  TraceEvent ev{t, kind, std::move(fields)};
   ++count_;
   if (sinks_.empty()) return;
   for (std::size_t i = 0; i + 1 < sinks_.size(); ++i) sinks_[i]->write(ev);
   sinks_.back()->keep(std::move(ev));
 }
 
-void TraceRecorder::record(SimTime t, std::string kind, std::initializer_list<TraceField> fields) {
+void TraceRecorder::record(SimTime t, TraceKind kind, std::initializer_list<TraceField> fields) {
   Json object = Json::object();
   auto& map = object.get_ref<Json::object_t&>();
   map.reserve(fields.size());
   // emplace keeps the first of two fields of one name, as a braced Json does.
   for (const TraceField& f : fields) map.emplace(std::string(f.name), std::move(f.value));
-  record(t, std::move(kind), std::move(object));
+  record(t, kind, std::move(object));
 }
 
 void TraceRecorder::flush() {

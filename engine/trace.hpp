@@ -1,7 +1,8 @@
 #pragma once
 // Trace recorder: every state change is one event {t, kind, ...fields}.
 // Sinks receive events in the order they were recorded. The event kinds and
-// their fields are documented in docs/trace-format.md.
+// their fields are declared in engine/trace_kinds.hpp and documented in
+// docs/trace-format.md.
 #include <initializer_list>
 #include <memory>
 #include <ostream>
@@ -13,6 +14,7 @@
 
 #include "engine/output_file.hpp"
 #include "engine/time.hpp"
+#include "engine/trace_kinds.hpp"
 
 namespace vramsim {
 
@@ -20,7 +22,7 @@ using Json = nlohmann::ordered_json;
 
 struct TraceEvent {
   SimTime t = 0;
-  std::string kind;
+  TraceKind kind = TraceKind::run_started;
   Json fields = Json::object();
   Json to_json() const;  // {"t": <us>, "kind": ..., fields...}
   // Field access for tests and expectations; null when absent.
@@ -68,7 +70,7 @@ class MemorySink final : public TraceSink {
   void write(const TraceEvent& ev) override { events.push_back(ev); }
   void keep(TraceEvent&& ev) override { events.push_back(std::move(ev)); }
   std::vector<TraceEvent> events;
-  std::vector<TraceEvent> of_kind(const std::string& kind) const;
+  std::vector<TraceEvent> of_kind(TraceKind kind) const;
 };
 
 // One field of an event written in place, {"app", id}. Its value is moved
@@ -82,12 +84,12 @@ struct TraceField {
 class TraceRecorder {
  public:
   void add_sink(std::shared_ptr<TraceSink> sink) { sinks_.push_back(std::move(sink)); }
-  void record(SimTime t, std::string kind, Json fields = Json::object());
-  // The fields written in place, record(t, "kind", {{"app", id}, {"node", n}}):
+  void record(SimTime t, TraceKind kind, Json fields = Json::object());
+  // The fields written in place, record(t, TraceKind::x, {{"app", id}, {"node", n}}):
   // the same event as from the Json overload, without the pair arrays and
   // key strings a braced Json builds and takes apart for each field (the
   // language picks this overload for such a list).
-  void record(SimTime t, std::string kind, std::initializer_list<TraceField> fields);
+  void record(SimTime t, TraceKind kind, std::initializer_list<TraceField> fields);
   void flush();
   void close();  // flushes and closes every sink; throws OutputError
   std::uint64_t count() const { return count_; }

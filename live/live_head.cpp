@@ -68,26 +68,31 @@ std::string find_agent(const std::string& given) {
   return "vramsim-agent";
 }
 
-// Live traces are read while the run goes on (tail -f, tests, a crashed
-// head's post-mortem): every event reaches the file at once.
-class FlushEachEvent final : public TraceSink {
+// The live world's own account of its jobs (the `account` stage): the
+// jobs squeue showed cancelled, and those it still listed when the head
+// left.
+class LiveWorldAccount final : public RunObserver {
  public:
-  explicit FlushEachEvent(std::shared_ptr<TraceSink> inner) : inner_(std::move(inner)) {}
-  void write(const TraceEvent& ev) override {
-    inner_->write(ev);
-    inner_->flush();
+  explicit LiveWorldAccount(const std::vector<std::string>& jobs_left) : jobs_left_(jobs_left) {}
+  TraceKindSet kinds() const override { return kinds_of({TraceKind::job_ended}); }
+  void on_event(const TraceEvent& ev) override {
+    if (ev["state"] == "CANCELLED") ++cancelled_;
   }
-  void flush() override { inner_->flush(); }
-  void close() override { inner_->close(); }
+  void account(RunResult& result) override {
+    result.metrics.jobs_cancelled = cancelled_;
+    result.metrics.jobs_left = static_cast<int>(jobs_left_.size());
+  }
 
  private:
-  std::shared_ptr<TraceSink> inner_;
+  const std::vector<std::string>& jobs_left_;
+  int cancelled_ = 0;
 };
 
 }  // namespace
 
-// Answers each connection with the current status lines, then closes it.
-class StatusListener {
+// Answers each connection with the current status lines, then closes it: an
+// observer that reads the status, so the control plane keeps it.
+class StatusListener final : public RunObserver {
  public:
   StatusListener(boost::asio::io_context& io, const std::string& bind, unsigned short port,
                  std::function<std::string()> render)
@@ -95,7 +100,8 @@ class StatusListener {
     accept();
   }
   unsigned short port() const { return acceptor_.local_endpoint().port(); }
-  void close() {
+  bool reads_status() const override { return true; }
+  void stop() {
     boost::system::error_code ec;
     acceptor_.close(ec);
   }
@@ -134,17 +140,13 @@ LiveOutcome LiveHead::run() {
   if (!preflight()) return std::move(out_);
 
   build_world();
-  open_status_listener();
   record_start();
-  add_head_node(cluster_, trace_, sc_);
-  if (!opt_.status_at.empty() || opt_.status_every || opt_.status_port >= 0) driver_->keep_status();
-  control_->start();
   schedule_run_end();
   watch_signals();
 
   io_.run();
   signals_->cancel();
-  if (status_listener_) status_listener_->close();
+  if (status_listener_) status_listener_->stop();
   if (aborted_) cancel_after_abort();
   write_outcome();
   return std::move(out_);
@@ -178,7 +180,8 @@ void LiveHead::create_workdir() {
   if (ec) throw std::runtime_error("cannot create the run directory '" + out_.workdir + "': " + ec.message());
   secret_path_ = (fs::path(out_.workdir) / "secret").string();
   write_secret(secret_path_);
-  out_.trace_path = opt_.trace_path.empty() ? (fs::path(out_.workdir) / "trace.jsonl").string() : opt_.trace_path;
+  out_.trace_path = opt_.outputs.trace_path.empty() ? (fs::path(out_.workdir) / "trace.jsonl").string()
+                                                    : opt_.outputs.trace_path;
 }
 
 // One squeue before the clock starts, so an unreachable controller is one
@@ -250,19 +253,27 @@ SlurmBackendConfig LiveHead::backend_config() const {
 
 // ---- the world on the wall clock ---------------------------------------------
 
+// The same observers as a simulated run's (every output it writes), the
+// status listener, and the live world's own account.
 void LiveHead::build_world() {
+  RunOutputs outputs = opt_.outputs;
+  // Live traces are read while the run goes on (tail -f, tests, a crashed
+  // head's post-mortem): every event reaches the file at once.
+  outputs.trace_path = out_.trace_path;
+  outputs.flush_each_event = true;
+  RunObservers observers = make_run_observers(sc_, policies_, outputs);
   exec_ = std::make_unique<WallClockExecutor>(io_, opt_.time_scale);
   rng_ = std::make_unique<RandomStreams>(seed_);
   backend_ = std::make_unique<SlurmBackend>(io_, *exec_, trace_, policies_.advertisement, backend_config());
   control_ = std::make_unique<ControlPlane>(*exec_, *backend_, cluster_, trace_, *rng_, policies_, sc_.control);
-  driver_ = std::make_unique<ScenarioDriver>(sc_, RunView{*exec_, cluster_, *backend_, *control_, trace_}, out_.result);
-  driver_->attach();
-  trace_.add_sink(std::make_shared<FlushEachEvent>(std::make_shared<JsonLinesSink>(out_.trace_path)));
+  if (opt_.status_port >= 0) observers.push_back(status_listener());
+  observers.push_back(std::make_unique<LiveWorldAccount>(out_.jobs_left));
+  driver_ = std::make_unique<ScenarioDriver>(sc_, RunWorld{*exec_, cluster_, *backend_, *control_, trace_},
+                                             out_.result, std::move(observers));
 }
 
-void LiveHead::open_status_listener() {
-  if (opt_.status_port < 0) return;
-  status_listener_ = std::make_unique<StatusListener>(
+std::unique_ptr<RunObserver> LiveHead::status_listener() {
+  auto listener = std::make_unique<StatusListener>(
       io_, endpoints_.status_bind, static_cast<unsigned short>(opt_.status_port), [this] {
         const Json state = driver_->status_now();
         std::string text = "status at " + format_seconds(exec_->now()) + " s (live " + out_.run_id +
@@ -274,24 +285,23 @@ void LiveHead::open_status_listener() {
           text += "job " + job + " PENDING: " + reason + "\n";
         return text;
       });
+  status_listener_ = listener.get();
+  return listener;
 }
 
 void LiveHead::record_start() {
-  Json policy_names = Json::object();
-  for (const auto& [m, v] : policies_.names) policy_names[m] = v;
-  trace_.record(0, "run_started",
-                {{"scenario", out_.result.scenario}, {"seed", seed_}, {"policies", policy_names}, {"mode", "live"},
-                 {"time_scale", opt_.time_scale}, {"emulate_boot", opt_.emulate_boot}, {"run_id", out_.run_id},
-                 {"agent_port", backend_->agent_port()}, {"bind", endpoints_.bind},
-                 {"advertise", backend_->agent_head()},
-                 {"status_port", status_listener_ ? Json(status_listener_->port()) : Json()}});
+  driver_->record_run_started(
+      {{"mode", "live"}, {"time_scale", opt_.time_scale}, {"emulate_boot", opt_.emulate_boot},
+       {"run_id", out_.run_id}, {"agent_port", backend_->agent_port()}, {"bind", endpoints_.bind},
+       {"advertise", backend_->agent_head()},
+       {"status_port", status_listener_ ? Json(status_listener_->port()) : Json()}});
   log_ << "vramsim live: run " << out_.run_id << ", time scale " << format_number(opt_.time_scale)
        << ", agents on " << endpoints_.bind << ":" << backend_->agent_port() << " dialling " << backend_->agent_head();
   if (status_listener_) log_ << ", status on " << endpoints_.status_bind << ":" << status_listener_->port();
   log_ << ", trace " << out_.trace_path << std::endl;
   if (const std::string w = advertise_warning(endpoints_.advertise_host); !w.empty()) {
     log_ << "vramsim live: warning: " << w << std::endl;
-    trace_.record(0, "head_warning", {{"warning", w}});
+    trace_.record(0, TraceKind::head_warning, {{"warning", w}});
   }
 }
 
@@ -306,7 +316,7 @@ void LiveHead::schedule_run_end() {
     --actions_left_;
     maybe_finish();
   };
-  driver_->schedule(opt_.status_at, opt_.status_every, opt_.status_csv_path);
+  driver_->start();
   exec_->at(sc_.horizon, [this] {
     actions_left_ = 0;
     start_shutdown("horizon reached");
@@ -377,7 +387,7 @@ void LiveHead::wait_signal() {
 
 void LiveHead::on_signal(int sig) {
   ++signals_seen_;
-  trace_.record(exec_->now(), "signal", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}, {"count", signals_seen_}});
+  trace_.record(exec_->now(), TraceKind::signal, {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}, {"count", signals_seen_}});
   if (signals_seen_ == 1) {
     start_shutdown(sig == SIGINT ? "SIGINT" : "SIGTERM");
     wait_signal();
@@ -412,13 +422,7 @@ void LiveHead::write_outcome() {
     log_ << "vramsim live: job " << j.id << " still in squeue, " << name(j.state) << std::endl;
   Json left = Json::array();
   for (const auto& j : out_.jobs_left) left.push_back(j);
-  driver_->finish(exec_->now(), exec_->fired(), Json{{"jobs_left", left}}, [this](RunMetrics& m) {
-    // What squeue showed: cancelled jobs, and jobs still listed when the head left.
-    for (const auto& ev : driver_->events())
-      if (ev.kind == "job_ended" && ev["state"] == "CANCELLED") ++m.jobs_cancelled;
-    m.jobs_left = static_cast<int>(out_.jobs_left.size());
-  });
-  if (!opt_.status_json_path.empty()) driver_->write_status_json(opt_.status_json_path);
+  driver_->finish(exec_->now(), exec_->fired(), Json{{"jobs_left", left}});
   if (out_.exit_code == 0 && !out_.result.all_held()) out_.exit_code = 1;
 }
 

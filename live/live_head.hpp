@@ -44,7 +44,7 @@ class LiveHead {
   SlurmBackendConfig backend_config() const;
   // The world on the wall clock.
   void build_world();
-  void open_status_listener();
+  std::unique_ptr<RunObserver> status_listener();
   void record_start();
   // How the run ends.
   void schedule_run_end();
@@ -77,7 +77,7 @@ class LiveHead {
   std::unique_ptr<SlurmBackend> backend_;
   std::unique_ptr<ControlPlane> control_;
   std::unique_ptr<ScenarioDriver> driver_;
-  std::unique_ptr<StatusListener> status_listener_;
+  StatusListener* status_listener_ = nullptr;  // an observer the driver owns
 
   // The run ends once the control plane has shut down and no action is left.
   std::size_t actions_left_ = 0;

@@ -12,8 +12,9 @@
 #include <vector>
 
 #include "backends/slurm/slurm_client.hpp"
+#include "observers/observer_factory.hpp"
+#include "observers/run_result.hpp"
 #include "scenario/scenario.hpp"
-#include "runner/simulation.hpp"
 
 namespace vramsim {
 
@@ -31,12 +32,11 @@ struct LiveOptions {
   int status_port = -1;                    // -1: no status listener; 0: any free port
   std::string run_id;                      // default: generated
   std::string workdir;                     // default: ./vramsim-live/<run_id>
-  std::string trace_path;                  // default: <workdir>/trace.jsonl
   std::string agent_program;               // default: vramsim-agent beside this program, else on PATH
-  std::vector<Duration> status_at;
-  std::optional<Duration> status_every;
-  std::string status_csv_path = "status-timeline.csv";
-  std::string status_json_path;
+  // What the run writes and keeps, as `vramsim run` takes them; the trace
+  // goes to <workdir>/trace.jsonl where outputs.trace_path is empty, each
+  // event flushed as it comes.
+  RunOutputs outputs;
   std::chrono::milliseconds agent_timeout{15000};  // wall: silence after which a node is lost
   double agent_heartbeat_s = 0;                    // wall; 0: the agent's default
   double agent_connect_timeout_s = 60;             // wall: how long an agent keeps trying to reach the head

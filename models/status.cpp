@@ -1,5 +1,7 @@
 #include "models/status.hpp"
 
+#include "engine/csv.hpp"
+
 #include <cmath>
 #include <cstdarg>
 #include <cstdint>
@@ -59,16 +61,6 @@ std::string printf_string(const char* fmt, ...) {
 std::string gib(const Json& bytes) {
   return bytes.is_string() ? bytes.get<std::string>()
                            : printf_string("%.1f", static_cast<double>(bytes.get<std::int64_t>()) / kGiB);
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
 }
 
 struct Rollup {

@@ -22,7 +22,8 @@
 #include "models/policy_set.hpp"
 #include "models/registry.hpp"
 #include "runner/plan.hpp"
-#include "runner/run_outputs.hpp"
+#include "observers/requests_csv.hpp"
+#include "observers/summary_json.hpp"
 #include "runner/simulation.hpp"
 #include "runner/sweep.hpp"
 #include "scenario/scenario.hpp"
@@ -220,7 +221,7 @@ std::shared_ptr<PyRunResult> run_with(std::shared_ptr<const Scenario> sc, RunOpt
   {
     py::gil_scoped_release nogil;
     RunOptions o = opt;
-    o.trace_stream = &trace;
+    o.outputs.trace_stream = &trace;
     out->result = std::make_shared<RunResult>(run_scenario(*out->scenario, o));
   }
   out->options = std::move(opt);
@@ -238,12 +239,12 @@ std::shared_ptr<PyRunResult> py_run(py::handle scenario, std::optional<std::stri
   if (!status_at.is_none()) {
     if (py::isinstance<py::str>(status_at) || py::isinstance<py::int_>(status_at) ||
         py::isinstance<py::float_>(status_at))
-      opt.status_at.push_back(duration_arg(status_at, "status_at"));
+      opt.outputs.status_at.push_back(duration_arg(status_at, "status_at"));
     else
-      for (auto t : status_at) opt.status_at.push_back(duration_arg(t, "status_at"));
+      for (auto t : status_at) opt.outputs.status_at.push_back(duration_arg(t, "status_at"));
   }
-  opt.keep_requests = requests;
-  opt.keep_status_snapshots = true;
+  opt.outputs.keep_requests = requests;
+  opt.outputs.keep_status_snapshots = true;
   return run_with(with_overrides(s, horizon, gpu_prices), opt);
 }
 
@@ -360,8 +361,8 @@ py::object status_at(PyRunResult& r, py::handle when) {
   RunOptions opt;
   opt.seed = r.result->seed;
   opt.policies = r.options.policies;
-  opt.status_at = {t};
-  opt.keep_status_snapshots = true;
+  opt.outputs.status_at = {t};
+  opt.outputs.keep_status_snapshots = true;
   RunResult again;
   {
     py::gil_scoped_release nogil;
@@ -637,7 +638,7 @@ PYBIND11_MODULE(vramsim, m) {
                              })
       .def_property_readonly("requests",
                              [](PyRunResult& r) {
-                               if (!r.options.keep_requests)
+                               if (!r.options.outputs.keep_requests)
                                  throw py::value_error("requests: this run was made with requests=False");
                                if (!r.requests_cache) r.requests_cache = requests_dict(r.result->requests);
                                return r.requests_cache;

@@ -31,12 +31,6 @@ bool parse_i64(const std::string& s, long long& v) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
-std::vector<std::string> run_metric_names() {
-  std::vector<std::string> names;
-  RunMetrics().for_each([&](const char* n, std::optional<double>) { names.emplace_back(n); });
-  return names;
-}
-
 // splitmix64 as a stream (engine/random.hpp's finaliser over a golden-ratio
 // counter): the same resamples everywhere.
 std::uint64_t splitmix(std::uint64_t& state) {
@@ -68,16 +62,9 @@ std::string Slo::condition() const {
   return ops[static_cast<int>(op)] + csv_number(value);
 }
 
-bool is_run_metric(const std::string& name) {
-  static const std::vector<std::string> names = run_metric_names();
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 double metric_upper_limit(const std::string& name) {
-  static const std::set<std::string> shares = {"req_slo_attainment",    "vram_utilisation",  "background_core_share",
-                                               "background_gpu_share",  "gpu_fragmentation_share", "gpu_allocation",
-                                               "sampled_vram_utilisation", "shut_down"};
-  return shares.count(name) ? 1.0 : kInf;
+  const RunMetricSpec* m = find_run_metric(name);
+  return m && m->is_share() ? 1.0 : kInf;
 }
 
 Slo parse_slo_arg(const std::string& text) {
@@ -99,7 +86,7 @@ Slo parse_slo_arg(const std::string& text) {
   const std::string v = trimmed(text.substr(at + (eq ? 2 : 1)));
   s.text = s.metric + text.substr(at, eq ? 2 : 1) + v;
   if (!parse_double(v, s.value)) throw PlanError(what);
-  if (!is_run_metric(s.metric))
+  if (!find_run_metric(s.metric))
     throw PlanError("--slo '" + text + "': '" + s.metric + "' is not a run metric (docs/sweeps.md lists them)");
   const double hi = metric_upper_limit(s.metric);
   if (s.value < 0 || s.value > std::min(hi, 1e15))
@@ -185,7 +172,7 @@ const char* to_string(PlanDecision d) {
 
 void validate(const PlanSpec& spec) {
   if (spec.slos.empty()) throw PlanError("--slo: expected at least one objective, such as req_latency_p99_s<=10");
-  if (!is_run_metric(spec.objective))
+  if (!find_run_metric(spec.objective))
     throw PlanError("--objective '" + spec.objective + "': expected a run metric (docs/sweeps.md), such as cost_usd");
   if (spec.grid.seeds.empty() || spec.grid.seeds.size() > 10000)
     throw PlanError("--seeds: expected from 1 to 10000 seeds");
@@ -590,7 +577,7 @@ PlanEvaluator local_plan_evaluator(const Json& doc, const std::string& file, con
           opt.seed = tasks[t].seeds[s];
           const RunResult r = run_scenario(st->scenarios.at(tasks[t].combination), opt);
           std::vector<std::optional<double>> v(st->names.size());
-          r.metrics.for_each([&](const char* name, std::optional<double> x) {
+          r.metrics.for_each([&](std::string_view name, std::optional<double> x) {
             for (std::size_t k = 0; k < st->names.size(); ++k)
               if (st->names[k] == name) v[k] = x;
           });

@@ -36,10 +36,8 @@ struct Slo {
 Slo parse_slo_arg(const std::string& text);  // throws PlanError
 // --vary: as sweep's --set, and A..B (integers, A <= B, at most 100000 values).
 SweepParam parse_vary(const std::string& arg);
-// Whether `name` is a run metric (a sweep CSV column), and its range: every
-// metric is at least 0; shares and utilisations are at most 1, the rest
-// unbounded (+inf).
-bool is_run_metric(const std::string& name);
+// A run metric's range (scenario/run_metrics.hpp): every metric is at
+// least 0; shares are at most 1, the rest unbounded (+inf).
 double metric_upper_limit(const std::string& name);
 
 // The percentile bootstrap of a mean over n seeds, with a fixed set of

@@ -67,7 +67,7 @@ std::string csv_row(const SweepGrid& grid, std::size_t index, const RunResult& r
   std::string row;
   for (std::size_t p = 0; p < grid.params.size(); ++p) row += csv_field(grid.params[p].spelled[vi[p]]) + ",";
   row += std::to_string(r.seed);
-  r.metrics.for_each([&](const char*, std::optional<double> v) { row += "," + csv_number(v); });
+  r.metrics.for_each([&](std::string_view, std::optional<double> v) { row += "," + csv_number(v); });
   std::size_t held = 0;
   for (const auto& e : r.expectations) held += e.held ? 1 : 0;
   row += "," + std::to_string(held) + "," + std::to_string(r.expectations.size()) + "," +
@@ -76,20 +76,6 @@ std::string csv_row(const SweepGrid& grid, std::size_t index, const RunResult& r
 }
 
 }  // namespace
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-std::string csv_number(std::optional<double> v) {
-  if (!v) return "";
-  char buf[64];
-  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, *v);
-  return ec == std::errc() ? std::string(buf, p) : std::string();
-}
 
 SweepParam parse_set(const std::string& arg) {
   const auto eq = arg.find('=');
@@ -267,7 +253,7 @@ std::string sweep_csv_header(const SweepGrid& grid) {
   std::string h;
   for (const auto& p : grid.params) h += csv_field(p.path) + ",";
   h += "seed";
-  RunMetrics().for_each([&](const char* name, std::optional<double>) { h += std::string(",") + name; });
+  RunMetrics().for_each([&](std::string_view name, std::optional<double>) { h += ","; h += name; });
   return h + ",expectations_held,expectations,all_held\n";
 }
 
@@ -312,8 +298,6 @@ std::vector<std::string> run_sweep(const SweepGrid& grid, const std::vector<Scen
   if (stopped) throw SweepInterrupted("interrupted after " + std::to_string(done) + " of " + std::to_string(end - begin) + " runs");
   return rows;
 }
-
-std::string sweep_temp_path(const std::string& out) { return out + ".tmp-" + std::to_string(::getpid()); }
 
 std::string shell_quote(const std::string& word) {
   if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/trace.hpp"
+#include "engine/csv.hpp"
 #include "scenario/scenario.hpp"
 
 namespace vramsim {
@@ -86,11 +87,6 @@ Scenario scenario_of(const Json& doc, const std::string& file, const SweepGrid& 
                      const std::string& option = "--set");
 
 std::string sweep_csv_header(const SweepGrid& grid);
-// A CSV field, quoted where it holds a comma, a quote or a line break.
-std::string csv_field(const std::string& s);
-// The shortest spelling that reads back as the same double (the same bytes
-// on every machine); empty for nullopt.
-std::string csv_number(std::optional<double> v);
 
 // Runs rows [begin, end) of the grid on `threads` threads; returns each row
 // (with its newline) in grid order. `progress(done, total)` is called, one
@@ -101,9 +97,6 @@ std::vector<std::string> run_sweep(const SweepGrid& grid, const std::vector<Scen
                                    std::size_t end, unsigned threads,
                                    const std::function<void(std::size_t, std::size_t)>& progress = {},
                                    const std::function<bool()>& stop = {});
-// Where a local sweep writes its rows before renaming them to `out`: beside
-// it (the same file system, so the rename is atomic), named for this process.
-std::string sweep_temp_path(const std::string& out);
 
 // A word for a POSIX shell: single-quoted unless it is plain.
 std::string shell_quote(const std::string& word);

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/sim/sim_slurm_backend.hpp"
+#include "scenario/cluster_spec.hpp"
 
 namespace vramsim {
 

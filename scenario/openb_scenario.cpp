@@ -246,7 +246,7 @@ SimTime add_openb_pods(std::vector<OpenbPod>& pods, std::int64_t min_vram, const
     AppSpec a = openb_app(p, min_vram, o.pods_path, im);
     ScenarioAction deploy;
     deploy.at = scaled(p.creation_time, o.scale);
-    deploy.kind = "deploy";
+    deploy.kind = ActionKind::Deploy;
     deploy.app = a.id;
     deploy.json_path = o.pods_path + ":" + std::to_string(p.line);
     if (o.replay == "arrivals") {
@@ -256,7 +256,7 @@ SimTime add_openb_pods(std::vector<OpenbPod>& pods, std::int64_t min_vram, const
     } else {
       ScenarioAction del = deploy;
       del.at = scaled(p.deletion_time, o.scale);
-      del.kind = "delete";
+      del.kind = ActionKind::Delete;
       last = std::max(last, del.at);
       s.actions.push_back(deploy);
       s.actions.push_back(del);

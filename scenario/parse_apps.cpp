@@ -68,7 +68,7 @@ void add_deploy_at(Obj& ao, Scenario& s, const std::string& app) {
   if (const Json* at = ao.get("deploy_at")) {
     ScenarioAction act;
     act.at = ao.parse_duration_value(*at, ao.at("deploy_at"));
-    act.kind = "deploy";
+    act.kind = ActionKind::Deploy;
     act.app = app;
     act.json_path = ao.at("deploy_at");
     s.actions.push_back(act);
@@ -199,36 +199,37 @@ ScenarioAction parse_action(const Json& action, const std::string& path, const s
   ScenarioAction act;
   act.json_path = path;
   act.at = ao.duration("at", 0);
-  act.kind = ao.string("do", "");
-  static const std::set<std::string> kinds = {"deploy", "stop", "delete", "shutdown", "status", "call"};
-  if (!kinds.count(act.kind))
-    ao.fail(ao.at("do"), "expected one of: deploy, stop, delete, shutdown, status, call; got \"" + act.kind + "\"");
-  if (act.kind == "deploy" || act.kind == "stop" || act.kind == "delete" || act.kind == "call") {
+  const std::string word = ao.string("do", "");
+  const auto kind = action_kind_named(word);
+  if (!kind) ao.fail(ao.at("do"), "expected one of: deploy, stop, delete, shutdown, status, call; got \"" + word + "\"");
+  act.kind = *kind;
+  if (act.kind == ActionKind::Deploy || act.kind == ActionKind::Stop || act.kind == ActionKind::Delete ||
+      act.kind == ActionKind::Call) {
     act.app = ao.string("app", "");
     if (!by_id.count(act.app) && !s.applications.count(act.app))
       ao.fail(ao.at("app"), "unknown app '" + act.app + "' (declare it in $.apps)");
   }
-  if (act.kind == "deploy" && s.applications.count(act.app)) {
+  if (act.kind == ActionKind::Deploy && s.applications.count(act.app)) {
     for (const char* k : {"gpu_memory_mb", "disable_gpu", "cpus", "memory_mb", "replicas", "observed_vram_mb",
                           "cuda_context_mb"})
       if (ao.has(k))
         ao.fail(ao.at(k), "expected a deployment's app id (" + act.app + ".NAME) for a deploy that changes its fields");
-  } else if (act.kind == "deploy") {
+  } else if (act.kind == ActionKind::Deploy) {
     parse_deploy_override(ao, action, act, by_id);
   }
-  if (act.kind == "call") {
+  if (act.kind == ActionKind::Call) {
     if (const Json* p = ao.get("payload")) {
       if (!p->is_object()) ao.fail(ao.at("payload"), "expected an object (the request sent to the replica)");
       act.payload = *p;
     }
   }
-  if (act.kind == "shutdown" && ao.boolean("blocking", false)) {
+  if (act.kind == ActionKind::Shutdown && ao.boolean("blocking", false)) {
     // BioEngineWorker(graceful_shutdown_timeout=60), worker.py:165@fba5ffe.
     act.blocking_timeout = ao.duration("graceful_shutdown_timeout", 60 * kSecond);
     if (*act.blocking_timeout <= 0 || *act.blocking_timeout > limits::kMaxShutdownTimeout)
       ao.fail(ao.at("graceful_shutdown_timeout"), "expected a duration above 0 and at most 1 hour");
   }
-  if (act.kind == "status") {
+  if (act.kind == ActionKind::Status) {
     if (const Json* e = ao.get("expect")) {
       if (!e->is_object()) ao.fail(ao.at("expect"), "expected an object of status field path -> value");
       act.expect = *e;
@@ -256,7 +257,7 @@ void parse_actions(Obj& root, Scenario& s, const AppsById& by_id) {
         ScenarioAction one = act;
         one.app = m;
         s.actions.push_back(std::move(one));
-        if (act.kind == "call") break;
+        if (act.kind == ActionKind::Call) break;
       }
     }
   }

@@ -2,7 +2,7 @@
 // always checked (the first error a file has is the one reported).
 #include <filesystem>
 
-#include "backends/sim/sim_slurm_backend.hpp"
+#include "scenario/cluster_spec.hpp"
 #include "scenario/background.hpp"
 #include "scenario/scenario_parse.hpp"
 #include "workload/openb.hpp"
@@ -336,7 +336,7 @@ void check_partition(Obj& root, const Json& doc, const Scenario& s) {
       root.fail("$.cluster.partition[" + std::to_string(i) + "].count",
                 "expected at most " + std::to_string(limits::kMaxNodes) + " partition nodes in all, got " +
                     std::to_string(nodes) + " up to this entry");
-    if (SimSlurmBackend::fits(t, s.initial_worker_size)) warm_hosts += t.count;
+    if (node_type_fits(t, s.initial_worker_size)) warm_hosts += t.count;
   }
   const std::string warm_path =
       root.has("cluster") && doc["cluster"].contains("initial_workers") ? "$.cluster.initial_workers" : "$";

@@ -1,6 +1,7 @@
 // $.expect: one reader per kind of expectation.
 #include <algorithm>
 
+#include "scenario/run_metrics.hpp"
 #include "scenario/scenario_parse.hpp"
 
 namespace vramsim::scenario_parse {
@@ -15,16 +16,6 @@ using Fields = std::vector<std::string>;
 
 const std::vector<std::string> kAppStates = {"NOT_STARTED", "DEPLOYING", "RUNNING", "DEPLOY_FAILED",
                                               "UNHEALTHY", "DELETING", "DELETED"};
-const std::vector<std::string> kMetrics = {"jobs_submitted", "jobs_cancelled", "jobs_left", "jobs_timeout",
-                                           "orphaned_job_seconds", "scale_ups", "scale_downs",
-                                           "device_overbookings", "sbatch_refusals", "pending_forever",
-                                           "gpu_fragmentation", "gpu_fragmentation_share", "gpu_allocation",
-                                           "sampled_vram_utilisation", "gpu_hours_allocated", "cost_usd",
-                                           "req_completed", "req_refused", "req_timed_out", "req_cold",
-                                           "req_failed", "req_unfinished", "req_wait_mean_s", "req_latency_mean_s", "req_latency_p50_s",
-                                           "req_latency_p95_s", "req_latency_p99_s", "req_slo_attainment",
-                                           "replica_seconds", "jobs_timeout_serving", "replicas_lost_time_limit",
-                                           "req_failed_time_limit"};
 const std::vector<std::string> kInvariants = {"max_worker_jobs", "device_vram_within_total",
                                               "no_jobs_after_shutdown"};
 
@@ -33,12 +24,20 @@ void takes(Fields& fields, std::initializer_list<const char*> keys) {
   fields.insert(fields.end(), keys.begin(), keys.end());
 }
 
+// "event": a kind engine/trace_kinds.hpp declares (docs/trace-format.md).
+TraceKind event_kind(Obj& o) {
+  const std::string word = o.string("event", "");
+  if (word.empty()) o.fail(o.at("event"), "expected a non-empty event kind");
+  const auto kind = trace_kind_named(word);
+  if (!kind) o.fail(o.at("event"), "expected an event kind of docs/trace-format.md, got \"" + word + "\"");
+  return *kind;
+}
+
 EventPattern parse_pattern(const Json& j, const std::string& path, const std::string& file) {
   Obj o(j, path, file);
   EventPattern p;
   if (!o.has("event")) o.fail(o.at("event"), "expected an event kind (a string)");
-  p.event = o.string("event", "");
-  if (p.event.empty()) o.fail(o.at("event"), "expected a non-empty event kind");
+  p.event = event_kind(o);
   if (o.has("match")) p.match = object_field(o, "match");
   o.finish();
   return p;
@@ -70,8 +69,7 @@ void read_app_expectation(Obj& o, Expectation& x, Fields& fields, [[maybe_unused
 void read_event_expectation(Obj& o, Expectation& x, Fields& fields, [[maybe_unused]] const std::string& path,
     [[maybe_unused]] const AppsById& apps) {
   takes(fields, {"event", "match", "within", "after", "before", "count", "min_count", "max_count"});
-  x.pattern.event = o.string("event", "");
-  if (x.pattern.event.empty()) o.fail(o.at("event"), "expected a non-empty event kind");
+  x.pattern.event = event_kind(o);
   if (o.has("match")) x.pattern.match = object_field(o, "match");
   if (o.has("after")) x.after = parse_pattern(*o.get("after"), o.at("after"), o.file());
   if (o.has("before")) x.before = parse_pattern(*o.get("before"), o.at("before"), o.file());
@@ -92,7 +90,9 @@ void read_event_expectation(Obj& o, Expectation& x, Fields& fields, [[maybe_unus
 void read_metric_expectation(Obj& o, Expectation& x, Fields& fields, [[maybe_unused]] const std::string& path,
     [[maybe_unused]] const AppsById& apps) {
   takes(fields, {"metric", "equals", "min", "max"});
-  x.metric = enum_field(o, "metric", kMetrics, "a metric");
+  x.metric = o.string("metric", "");
+  if (!find_run_metric(x.metric))
+    o.fail(o.at("metric"), "expected a run metric of docs/sweeps.md (such as jobs_submitted), got \"" + x.metric + "\"");
   x.equals = opt_number(o, "equals");
   x.min = opt_number(o, "min");
   x.max = opt_number(o, "max");

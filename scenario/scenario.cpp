@@ -252,6 +252,25 @@ Json parse_json_text(const std::string& text, const std::string& file) {
 
 }  // namespace
 
+const char* name(ActionKind kind) {
+  switch (kind) {
+    case ActionKind::Deploy: return "deploy";
+    case ActionKind::Stop: return "stop";
+    case ActionKind::Delete: return "delete";
+    case ActionKind::Shutdown: return "shutdown";
+    case ActionKind::Status: return "status";
+    case ActionKind::Call: return "call";
+  }
+  return "?";
+}
+
+std::optional<ActionKind> action_kind_named(const std::string& word) {
+  for (ActionKind k : {ActionKind::Deploy, ActionKind::Stop, ActionKind::Delete, ActionKind::Shutdown,
+                       ActionKind::Status, ActionKind::Call})
+    if (word == name(k)) return k;
+  return std::nullopt;
+}
+
 std::string read_file_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError(path, "$", "cannot open the file for reading");

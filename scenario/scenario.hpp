@@ -9,10 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "backends/sim/sim_slurm_backend.hpp"
-#include "workload/traffic.hpp"
-#include "control/control_plane.hpp"
 #include "engine/trace.hpp"
+#include "models/worker_defaults.hpp"
+#include "scenario/app_spec.hpp"
+#include "scenario/cluster_spec.hpp"
+#include "scenario/control_config.hpp"
+#include "workload/traffic.hpp"
 
 namespace vramsim {
 
@@ -81,9 +83,16 @@ struct HeadSpec {
   bool mig_enabled = false;  // MIG on the head's GPU: the head's detection does not look
 };
 
+// What an action does (`do` in the file).
+enum class ActionKind { Deploy, Stop, Delete, Shutdown, Status, Call };
+// The word a scenario writes: "deploy", "stop", ...
+const char* name(ActionKind kind);
+// The action of that word; nullopt for none.
+std::optional<ActionKind> action_kind_named(const std::string& word);
+
 struct ScenarioAction {
   SimTime at = 0;
-  std::string kind;       // deploy | stop | delete | shutdown | status | call
+  ActionKind kind = ActionKind::Deploy;
   std::string app;
   std::optional<AppSpec> app_override;  // deploy with a changed spec
   Json expect = Json::object();         // status: JSON path -> expected value
@@ -96,7 +105,7 @@ struct ScenarioAction {
 
 // An event kind and the fields it must carry (a subset match).
 struct EventPattern {
-  std::string event;
+  TraceKind event = TraceKind::run_started;
   Json match = Json::object();
 };
 

@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "live/live_run.hpp"
+#include "observers/run_report.hpp"
+#include "tools/output_options.hpp"
 #include "models/policy_set.hpp"
 #include "models/registry.hpp"
 #include "analysis/trace_diff.hpp"
@@ -16,8 +18,7 @@ namespace vramsim {
 struct LiveCommandState {
   CLI::App *live = nullptr, *status = nullptr, *diff = nullptr;
   std::string scenario, policies, run_id, workdir, trace, agent, bind, advertise, cleanup, journal;
-  std::string status_every, status_csv = "status-timeline.csv", status_json;
-  std::vector<std::string> status_at;
+  OutputOptions outputs;
   double time_scale = 1.0, agent_timeout_s = 15, heartbeat_s = 0, squeue_poll_s = 2;
   double outage_tolerance_s = 300, command_timeout_s = 10;
   double squeue_watch_poll_s = 0.25, squeue_watch_window_s = 10, drain_timeout_s = 120, connect_timeout_s = 60;
@@ -78,10 +79,7 @@ LiveCommands::LiveCommands(CLI::App& app) : s_(std::make_unique<LiveCommandState
   s.live->add_option("--squeue-watch-window", s.squeue_watch_window_s,
                      "wall seconds after an sbatch, a stop or a scancel that the watch lasts, in (0, 3600] "
                      "(default 10)");
-  s.live->add_option("--status-at", s.status_at, "print the cluster status at this scenario time (repeatable)");
-  s.live->add_option("--status-every", s.status_every, "sample the status timeline with this period");
-  s.live->add_option("--status-csv", s.status_csv, "timeline CSV file (default status-timeline.csv)");
-  s.live->add_option("--status-json", s.status_json, "status snapshots as a JSON array");
+  add_output_options(s.live, s.outputs);
   s.live->add_flag("--emulate-boot", s.emulate_boot,
                    "agents wait the scenario's drawn node_boot + registration before registering, and "
                    "job_exit_after_stop after a drain (traces line up with a simulation)");
@@ -188,32 +186,19 @@ bool live_options(const LiveCommandState& s, LiveOptions& opt) {
   opt.status_port = s.status_port;
   opt.run_id = s.run_id;
   opt.workdir = s.workdir;
-  opt.trace_path = s.trace;
+  opt.outputs.trace_path = s.trace;
   opt.agent_program = s.agent;
   opt.agent_timeout = std::chrono::milliseconds(static_cast<long>(s.agent_timeout_s * 1000));
   opt.agent_heartbeat_s = s.heartbeat_s;
   opt.squeue_poll = std::chrono::milliseconds(static_cast<long>(s.squeue_poll_s * 1000));
   opt.squeue_watch_poll = millis(s.squeue_watch_poll_s);
   opt.squeue_watch_window = millis(s.squeue_watch_window_s);
-  for (const auto& t : s.status_at) {
-    auto d = parse_duration(t);
-    if (!d) {
-      std::cerr << "vramsim: --status-at: expected a duration such as 200s or 5m, got '" << t << "'\n";
-      return false;
-    }
-    opt.status_at.push_back(*d);
+  try {
+    return parse_output_options(s.outputs, "live", opt.outputs);
+  } catch (const CLI::ValidationError& e) {
+    std::cerr << "vramsim: " << e.what() << "\n";
+    return false;
   }
-  if (!s.status_every.empty()) {
-    auto d = parse_duration(s.status_every);
-    if (!d || *d <= 0) {
-      std::cerr << "vramsim: --status-every: expected a positive duration such as 10s, got '" << s.status_every << "'\n";
-      return false;
-    }
-    opt.status_every = d;
-  }
-  opt.status_csv_path = s.status_csv;
-  opt.status_json_path = s.status_json.empty() && !s.status_at.empty() ? "status.json" : s.status_json;
-  return true;
 }
 
 }  // namespace
@@ -240,6 +225,7 @@ std::optional<int> LiveCommands::run() {
     LiveOutcome o = run_live(sc, opt, std::cerr);
     if (o.exit_code == kExitLiveBackend && o.result.apps.empty()) return o.exit_code;  // nothing ran
     print_summary(o.result, std::cout);
+    print_written(opt.outputs, std::cerr);
     std::cout << "\nlive run " << o.run_id << ": trace " << o.trace_path << "; jobs still in squeue: "
               << o.jobs_left.size() << "\n";
     return o.exit_code;

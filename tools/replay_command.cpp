@@ -7,7 +7,7 @@
 
 #include "engine/output_file.hpp"
 #include "workload/batsim.hpp"
-#include "workload/replay.hpp"
+#include "backends/sim/batch_replay.hpp"
 
 namespace vramsim {
 

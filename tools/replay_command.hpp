@@ -1,7 +1,7 @@
 #pragma once
 // The `vramsim replay` subcommand: replays a batch trace (SWF, or a Batsim
 // workload when the file name ends in .json) on a
-// partition of N processors under FCFS or EASY (workload/replay.hpp) and
+// partition of N processors under FCFS or EASY (backends/sim/batch_replay.hpp) and
 // prints how the simulated waits compare with the recorded ones.
 #include <CLI/CLI.hpp>
 #include <cstdint>

@@ -9,10 +9,10 @@
 
 #include "engine/output_file.hpp"
 #include "models/policy_set.hpp"
-#include "runner/run_outputs.hpp"
 #include "runner/simulation.hpp"
 #include "scenario/scenario.hpp"
 #include "tools/option_checks.hpp"
+#include "tools/output_options.hpp"
 #include "tools/slurm_array.hpp"
 
 namespace vramsim {
@@ -23,18 +23,6 @@ constexpr int kExitInvalidInput = 2;
 constexpr int kExitOutput = 3;
 constexpr int kExitInternal = 4;
 
-std::vector<Duration> parse_times(const std::vector<std::string>& in, const std::string& option) {
-  std::vector<Duration> out;
-  for (const auto& s : in) {
-    auto d = parse_duration(s);
-    if (!d || *d > limits::kMaxDuration)
-      throw CLI::ValidationError(option, "expected a duration such as 200s or 5m, up to " +
-                                             format_duration(limits::kMaxDuration) + ", got '" + s + "'");
-    out.push_back(*d);
-  }
-  return out;
-}
-
 void add_run_options(CLI::App& app, RunCommand& c) {
   c.run = app.add_subcommand("run", "run a scenario and check its expectations");
   CLI::App* run = c.run;
@@ -44,34 +32,8 @@ void add_run_options(CLI::App& app, RunCommand& c) {
       ->check(cli::non_empty("a file path"));
   run->add_option("--policies", c.policies, "legacy | fixed | preset,model=variant,... (default: the scenario's)")
       ->check(cli::non_empty("legacy, fixed or preset,model=variant,..."));
-  run->add_option("--status-at", c.status_at, "print the cluster status at this time (repeatable)");
-  run->add_option("--status-json", c.status_json,
-                  "status snapshots as a JSON array (default with --status-at: status.json)")
-      ->check(cli::non_empty("a file path"));
-  run->add_option("--status-every", c.status_every, "sample the status timeline with this period")
-      ->check(cli::non_empty("a duration such as 10s"));
-  run->add_option("--status-csv", c.status_csv, "timeline CSV file (default status-timeline.csv)")
-      ->check(cli::non_empty("a file path"));
   run->add_option("--gpu-price", c.gpu_prices, "MODEL=USD: a GPU model's price per GPU-hour for cost_usd (repeatable)");
-  run->add_option("--serve-timeline", c.serve_timeline, "serving timeline CSV: requests and replicas per window")
-      ->check(cli::non_empty("a file path"));
-  run->add_option("--serve-window", c.serve_window, "the serving timeline's window (default 60s)")
-      ->check(cli::non_empty("a duration such as 60s"));
-  run->add_option("--frag-csv", c.frag_csv,
-                  "one row per deployed app: arrived GPU demand, GPUs allocated, unallocated and fragmented (FGD)")
-      ->check(cli::non_empty("a file path"));
-  run->add_option("--frag-nodes-csv", c.frag_nodes_csv, "with --frag-csv: each GPU node's fragmentation at the end")
-      ->check(cli::non_empty("a file path"));
-  run->add_option("--chrome-trace", c.chrome_trace_path,
-                  "write the run in Chrome Trace Event format (Perfetto) to this file")
-      ->check(cli::non_empty("a file path"));
-  run->add_flag("--critical-path", c.critical_path, "explain each app's time to RUNNING, step by step");
-  run->add_option("--summary-json", c.summary_json,
-                  "write the run's metrics as JSON, by the sweep CSV's column names (docs/python.md)")
-      ->check(cli::non_empty("a file path"));
-  run->add_option("--requests-csv", c.requests_csv,
-                  "write every request: app, arrival, start, end, replica, cold, outcome (docs/serving.md)")
-      ->check(cli::non_empty("a file path"));
+  add_output_options(run, c.outputs);
 }
 
 void add_compare_options(CLI::App& app, RunCommand& c) {
@@ -95,19 +57,6 @@ bool apply_gpu_prices(const std::vector<std::string>& prices, Scenario& sc) {
   return true;
 }
 
-// A period option, bounded below so that a run writes at most horizon / 1 s
-// rows; nullopt (with the message said) when invalid.
-std::optional<Duration> period(const std::string& option, const std::string& text, const char* example) {
-  auto d = parse_duration(text);
-  if (!d || *d < limits::kMinPeriod || *d > limits::kMaxDuration) {
-    std::cerr << "vramsim: " << option << ": expected a duration from " << format_duration(limits::kMinPeriod)
-              << " to " << format_duration(limits::kMaxDuration) << " such as " << example << ", got '" << text
-              << "'\n";
-    return std::nullopt;
-  }
-  return d;
-}
-
 // `run`'s options as RunOptions; false (with the message said) when one is invalid.
 bool run_options(const RunCommand& c, RunOptions& opt) {
   if (*c.run_seed) opt.seed = c.seed;
@@ -120,56 +69,17 @@ bool run_options(const RunCommand& c, RunOptions& opt) {
     }
     opt.policies = c.policies;
   }
-  opt.trace_path = c.trace_path;
-  opt.status_at = parse_times(c.status_at, "--status-at");
-  if (!c.status_every.empty()) {
-    opt.status_every = period("--status-every", c.status_every, "10s");
-    if (!opt.status_every) return false;
-  }
-  // --status-at writes the JSON beside the printed lines.
-  opt.status_json_path = c.status_json.empty() && !c.status_at.empty() ? "status.json" : c.status_json;
-  if (!c.status_csv.empty()) opt.status_csv_path = c.status_csv;
-  opt.critical_path = c.critical_path;
-  opt.chrome_trace_path = c.chrome_trace_path;
-  opt.serve_timeline_path = c.serve_timeline;
-  if (!c.frag_nodes_csv.empty() && c.frag_csv.empty()) {
-    std::cerr << "vramsim run: --frag-nodes-csv needs --frag-csv\n";
-    return false;
-  }
-  opt.frag_csv_path = c.frag_csv;
-  opt.frag_nodes_csv_path = c.frag_nodes_csv;
-  opt.requests_csv_path = c.requests_csv;
-  if (!c.serve_window.empty()) {
-    const auto w = period("--serve-window", c.serve_window, "60s");
-    if (!w) return false;
-    opt.serve_window = *w;
-  }
-  return true;
+  opt.outputs.trace_path = c.trace_path;
+  return parse_output_options(c.outputs, "run", opt.outputs);
 }
 
 int run_one(const RunCommand& c, const Scenario& sc) {
   RunOptions opt;
   if (!run_options(c, opt)) return kExitInvalidInput;
-  // Opened before the run: an unwritable path fails at once.
-  std::optional<ReplacingFile> summary;
-  if (!c.summary_json.empty()) summary.emplace(c.summary_json);
   const RunResult r = run_scenario(sc, opt);
-  if (summary) {
-    summary->write(summary_json_text(run_summary(r)));
-    summary->commit();
-  }
   print_summary(r, std::cout);
-  // File notes go to stderr so that stdout is the same wherever it runs.
   // run_scenario returns only after every output file was closed intact.
-  if (!opt.status_json_path.empty()) std::cerr << "status JSON written to " << opt.status_json_path << "\n";
-  if (opt.status_every) std::cerr << "status timeline written to " << opt.status_csv_path << "\n";
-  if (!opt.chrome_trace_path.empty()) std::cerr << "Chrome trace written to " << opt.chrome_trace_path << "\n";
-  if (!opt.frag_csv_path.empty()) std::cerr << "fragmentation per arrival written to " << opt.frag_csv_path << "\n";
-  if (!opt.frag_nodes_csv_path.empty())
-    std::cerr << "fragmentation per node written to " << opt.frag_nodes_csv_path << "\n";
-  if (!opt.serve_timeline_path.empty()) std::cerr << "serving timeline written to " << opt.serve_timeline_path << "\n";
-  if (summary) std::cerr << "summary JSON written to " << c.summary_json << "\n";
-  if (!opt.requests_csv_path.empty()) std::cerr << "requests written to " << opt.requests_csv_path << "\n";
+  print_written(opt.outputs, std::cerr);
   return r.all_held() ? 0 : kExitExpectation;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/trace.hpp"  // Json
+#include "tools/output_options.hpp"
 
 namespace vramsim {
 
@@ -24,11 +25,8 @@ struct RunCommand {
   CLI::Option* compare_seed = nullptr;
   std::vector<std::string> gpu_prices;  // MODEL=USD
   // run
-  std::string trace_path, policies, status_json, status_csv, status_every;
-  std::vector<std::string> status_at;
-  std::string serve_timeline, serve_window, frag_csv, frag_nodes_csv, chrome_trace_path;
-  std::string summary_json, requests_csv;
-  bool critical_path = false;
+  std::string trace_path, policies;
+  OutputOptions outputs;
   // compare
   std::vector<std::string> mixes, required;
 };

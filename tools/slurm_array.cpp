@@ -54,21 +54,6 @@ void collect_endings(boost::asio::io_context& io, slurm::ProcessRunner& runner, 
 
 }  // namespace
 
-ReplacingFile::ReplacingFile(std::string out) : out_(std::move(out)), tmp_(sweep_temp_path(out_)), file_(tmp_) {}
-
-ReplacingFile::~ReplacingFile() {
-  if (!done_) std::remove(tmp_.c_str());  // an error or an interrupt: the old file stays
-}
-
-void ReplacingFile::commit() {
-  file_.close();
-  if (std::rename(tmp_.c_str(), out_.c_str()) != 0) {
-    const int err = errno;
-    throw OutputError(out_, "cannot rename " + tmp_ + " to it: " + std::strerror(err));
-  }
-  done_ = true;
-}
-
 std::string read_whole_file(const std::string& path, bool& ok) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream text;

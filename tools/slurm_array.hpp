@@ -13,23 +13,6 @@
 
 namespace vramsim {
 
-// `out` holds exactly what was written or is left as it was: the text goes
-// to a temporary file beside it, renamed over it by commit().
-class ReplacingFile {
- public:
-  explicit ReplacingFile(std::string out);
-  ReplacingFile(const ReplacingFile&) = delete;
-  ReplacingFile& operator=(const ReplacingFile&) = delete;
-  ~ReplacingFile();  // without commit(): the temporary file is removed
-  void write(const std::string& text) { file_.write(text); }
-  void commit();     // throws OutputError
-
- private:
-  std::string out_, tmp_;
-  OutputFile file_;
-  bool done_ = false;
-};
-
 // The whole of a file; `ok` says whether it could be read to its end.
 std::string read_whole_file(const std::string& path, bool& ok);
 

@@ -118,11 +118,6 @@ void SimSlurmBackend::partition_wake() {
   partition_settle();
 }
 
-bool SimSlurmBackend::fits(const PartitionNodeType& t, const WorkerJobSize& size) {
-  return t.gpus >= size.gpus && t.cpus >= size.cpus &&
-         t.memory_gb >= static_cast<std::int64_t>(size.mem_per_cpu_gb) * size.cpus;
-}
-
 void SimSlurmBackend::set_free(int host, bool free) {
   const auto h = static_cast<std::size_t>(host);
   const std::uint64_t bit = std::uint64_t{1} << (h % 64);
@@ -139,7 +134,7 @@ int SimSlurmBackend::first_free_host(const WorkerJobSize& size) const {
   for (std::size_t w = first_free_word_; w < free_hosts_.size(); ++w)
     for (std::uint64_t bits = free_hosts_[w]; bits != 0; bits &= bits - 1) {
       const auto h = static_cast<int>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
-      if (fits(*hosts_[h].type, size)) return h;
+      if (node_type_fits(*hosts_[h].type, size)) return h;
     }
   return -1;
 }
@@ -154,7 +149,7 @@ SimJob& SimSlurmBackend::create_job(const WorkerJobSize& size, Duration queue_wa
                  {"mem_per_cpu_gb", size.mem_per_cpu_gb}, {"time_limit", format_slurm_time(size.time_limit)},
                  {"queue_wait_us", queue_wait}};
   if (warm) fields["warm"] = true;
-  trace_.record(exec_.now(), "job_submitted", std::move(fields));
+  trace_.record(exec_.now(), TraceKind::job_submitted, std::move(fields));
   active_.push_back(jobs_.size());
   ++active_count_;
   return jobs_.emplace_back(std::move(job));
@@ -179,11 +174,11 @@ void SimSlurmBackend::submit_worker(const WorkerJobSize& size, SubmitDone done) 
 std::optional<std::string> SimSlurmBackend::submit(const WorkerJobSize& size, std::string* error) {
   // sbatch refuses a job no node of the partition could ever run.
   const bool feasible = std::any_of(cfg_.nodes.begin(), cfg_.nodes.end(),
-                                    [&](const PartitionNodeType& t) { return t.count > 0 && fits(t, size); });
+                                    [&](const PartitionNodeType& t) { return t.count > 0 && node_type_fits(t, size); });
   if (!feasible) {
     std::string msg = "sbatch: error: Batch job submission failed: Requested node configuration is not available";
     if (error) *error = msg;
-    trace_.record(exec_.now(), "job_rejected",
+    trace_.record(exec_.now(), TraceKind::job_rejected,
                   {{"gpus", size.gpus}, {"cpus", size.cpus}, {"mem_per_cpu_gb", size.mem_per_cpu_gb}, {"error", msg}});
     return std::nullopt;
   }
@@ -227,7 +222,7 @@ void SimSlurmBackend::start(SimJob& j, int host) {
   if (!partition_) {
     set_free(host, false);
   }
-  trace_.record(exec_.now(), "job_started", {{"job", j.id}, {"host", hosts_[host].ip}});
+  trace_.record(exec_.now(), TraceKind::job_started, {{"job", j.id}, {"host", hosts_[host].ip}});
   // The timers hold the job itself (jobs_ never erases): a closure this
   // small lives inside the event, with no allocation of its own.
   SimJob* jp = &j;
@@ -255,7 +250,7 @@ void SimSlurmBackend::boot_done(const std::string& id, bool warm) {
   j.pending_timer = 0;
   const auto facts = facts_for(j);
   Advertisement ad = advertisement_->advertise(id, facts);
-  trace_.record(exec_.now(), "node_advertised",
+  trace_.record(exec_.now(), TraceKind::node_advertised,
                 {{"job", id}, {"gpus", facts.gpus}, {"resources", ad.resources.to_json()},
                  {"notice", ad.notice}});
   if (warm) {
@@ -308,7 +303,7 @@ void SimSlurmBackend::end(SimJob& j, JobState final_state, const std::string& re
   } else if (j.host >= 0) {
     set_free(j.host, true);
   }
-  trace_.record(exec_.now(), "job_ended", {{"job", j.id}, {"state", name(final_state)}, {"reason", reason}});
+  trace_.record(exec_.now(), TraceKind::job_ended, {{"job", j.id}, {"state", name(final_state)}, {"reason", reason}});
   if (had_node) node_gone(j.id, reason);
   if (partition_)
     partition_settle();
@@ -321,7 +316,7 @@ void SimSlurmBackend::cancel_jobs(const std::vector<std::string>& ids) {
     SimJob* found = find_job(id);
     if (!found || is_terminal(found->life.state())) continue;
     SimJob& j = *found;
-    trace_.record(exec_.now(), "job_cancel_requested", {{"job", id}});
+    trace_.record(exec_.now(), TraceKind::job_cancel_requested, {{"job", id}});
     if (j.life.state() == JobState::Pending) {
       end(j, JobState::Cancelled, "scancel");
       continue;
@@ -380,7 +375,7 @@ void SimSlurmBackend::stop_node(const std::string& id) {
   SimJob* jp = find_job(id);
   if (!jp || !jp->registered) return;
   const Duration d = cfg_.ray_stop.sample(rng_.stream("slurm.ray_stop"));
-  trace_.record(exec_.now(), "node_stop_requested", {{"job", id}});
+  trace_.record(exec_.now(), TraceKind::node_stop_requested, {{"job", id}});
   exec_.after(d, [this, jp] {
     SimJob& j = *jp;
     const std::string& id = j.id;

@@ -81,7 +81,7 @@ void SlurmBackend::submit_worker(const WorkerJobSize& size, SubmitDone done) {
   if (failed_starts_ >= cfg_.max_failed_starts) {
     const std::string error = "not submitted: the last " + std::to_string(failed_starts_) +
                               " worker jobs ended before their agent registered (last: " + last_start_failure_ + ")";
-    trace_.record(exec_.now(), "job_rejected",
+    trace_.record(exec_.now(), TraceKind::job_rejected,
                   {{"gpus", size.gpus}, {"cpus", size.cpus}, {"mem_per_cpu_gb", size.mem_per_cpu_gb}, {"error", error}});
     done(std::nullopt, error);
     return;
@@ -90,7 +90,7 @@ void SlurmBackend::submit_worker(const WorkerJobSize& size, SubmitDone done) {
     const auto wait = cfg_.failure_backoff * (1 << std::min(failed_starts_ - 1, 10));
     auto timer = std::make_shared<boost::asio::steady_timer>(poll_timer_.get_executor(), wait);
     held_submissions_.push_back(timer);
-    trace_.record(exec_.now(), "job_submit_delayed",
+    trace_.record(exec_.now(), TraceKind::job_submit_delayed,
                   {{"wall_s", std::chrono::duration<double>(wait).count()}, {"failed_starts", failed_starts_}});
     timer->async_wait([this, timer, size, done = std::move(done)](const boost::system::error_code& ec) mutable {
       if (ec) return;  // closed
@@ -107,7 +107,7 @@ void SlurmBackend::sbatch_worker(const WorkerJobSize& size, SubmitDone done) {
   if (outage_since_) {
     // The controller is not answering: the sbatch waits for it, rather than
     // failing or being sent blind.
-    trace_.record(exec_.now(), "job_submit_delayed", {{"reason", "slurm outage"}});
+    trace_.record(exec_.now(), TraceKind::job_submit_delayed, {{"reason", "slurm outage"}});
     held_for_outage_.push_back(HeldSubmission{size, std::move(done)});
     return;
   }
@@ -118,7 +118,7 @@ void SlurmBackend::sbatch_worker(const WorkerJobSize& size, SubmitDone done) {
                    --submits_in_flight_;
                    ++submit_generation_;
                    if (!id) {
-                     trace_.record(exec_.now(), "job_rejected",
+                     trace_.record(exec_.now(), TraceKind::job_rejected,
                                    {{"gpus", size.gpus}, {"cpus", size.cpus},
                                     {"mem_per_cpu_gb", size.mem_per_cpu_gb}, {"error", error}});
                      done(std::nullopt, error);
@@ -130,7 +130,7 @@ void SlurmBackend::sbatch_worker(const WorkerJobSize& size, SubmitDone done) {
                    Job& j = jobs_[*id];
                    j.size = size;
                    watch(j);
-                   trace_.record(exec_.now(), "job_submitted",
+                   trace_.record(exec_.now(), TraceKind::job_submitted,
                                  {{"job", *id}, {"gpus", size.gpus}, {"cpus", size.cpus},
                                   {"mem_per_cpu_gb", size.mem_per_cpu_gb},
                                   {"time_limit", format_slurm_time(size.time_limit)}});
@@ -145,7 +145,7 @@ void SlurmBackend::cancel_jobs(const std::vector<std::string>& ids) {
     if (it == jobs_.end() || it->second.ended) continue;
     it->second.cancel_requested = true;
     watch(it->second);
-    trace_.record(exec_.now(), "job_cancel_requested", {{"job", id}});
+    trace_.record(exec_.now(), TraceKind::job_cancel_requested, {{"job", id}});
     mine.push_back(id);
   }
   if (mine.empty()) return;
@@ -155,7 +155,7 @@ void SlurmBackend::cancel_jobs(const std::vector<std::string>& ids) {
 void SlurmBackend::scancel(std::vector<std::string> ids) {
   client_.cancel(ids, [this, ids](bool ok, std::string error) {
     if (!ok) {
-      trace_.record(exec_.now(), "slurm_error", {{"command", "scancel"}, {"error", error}});
+      trace_.record(exec_.now(), TraceKind::slurm_error, {{"command", "scancel"}, {"error", error}});
       // Sent again once the controller answers: a job asked to go is
       // never left to its time limit.
       cancels_to_resend_.insert(ids.begin(), ids.end());
@@ -202,9 +202,9 @@ void SlurmBackend::stop_node(const std::string& id) {
   if (it == jobs_.end() || !it->second.registered) return;
   it->second.stop_requested = true;
   watch(it->second);
-  trace_.record(exec_.now(), "node_stop_requested", {{"job", id}});
+  trace_.record(exec_.now(), TraceKind::node_stop_requested, {{"job", id}});
   if (!server_.drain(id))
-    trace_.record(exec_.now(), "agent_unreachable", {{"job", id}, {"error", "no agent connected for job " + id}});
+    trace_.record(exec_.now(), TraceKind::agent_unreachable, {{"job", id}, {"error", "no agent connected for job " + id}});
 }
 
 void SlurmBackend::start_replica(const ReplicaStart& r, StartDone done) {
@@ -290,7 +290,7 @@ void SlurmBackend::poll() {
     poll_in_flight_ = false;
     if (closed_) return;
     if (!rows) {
-      trace_.record(exec_.now(), "slurm_error", {{"command", "squeue"}, {"error", error}});
+      trace_.record(exec_.now(), TraceKind::slurm_error, {{"command", "squeue"}, {"error", error}});
       outage_failure("squeue", error, sent);
       if (!closed_) arm_poll(next_poll_delay());
       return;
@@ -316,7 +316,7 @@ void SlurmBackend::poll() {
       const std::string reason = row.job_state == JobState::Pending && row.reason != "None" ? row.reason : "";
       if (reason != j.pending_reason) {
         j.pending_reason = reason;
-        if (!reason.empty()) trace_.record(exec_.now(), "job_pending", {{"job", row.id}, {"reason", reason}});
+        if (!reason.empty()) trace_.record(exec_.now(), TraceKind::job_pending, {{"job", row.id}, {"reason", reason}});
       }
     }
     // A job submitted before this squeue ran and no longer listed has left.
@@ -329,9 +329,9 @@ void SlurmBackend::poll() {
     // squeue could not tell at the time): nothing would ever use or cancel
     // it, so it is cancelled now rather than left to its time limit.
     if (!orphans.empty()) {
-      for (const auto& id : orphans) trace_.record(exec_.now(), "job_orphan_cancelled", {{"job", id}});
+      for (const auto& id : orphans) trace_.record(exec_.now(), TraceKind::job_orphan_cancelled, {{"job", id}});
       client_.cancel(orphans, [this](bool ok, std::string error) {
-        if (!ok) trace_.record(exec_.now(), "slurm_error", {{"command", "scancel"}, {"error", error}});
+        if (!ok) trace_.record(exec_.now(), TraceKind::slurm_error, {{"command", "scancel"}, {"error", error}});
       });
     }
     arm_poll(next_poll_delay());
@@ -346,7 +346,7 @@ void SlurmBackend::outage_failure(const std::string& command, const std::string&
     // squeue that waits out its own retries before it fails (tens of seconds
     // on a loaded machine) dates the outage from when it was sent.
     outage_since_ = sent;
-    trace_.record(exec_.now(), "slurm_outage", {{"phase", "started"}, {"command", command}, {"error", error}});
+    trace_.record(exec_.now(), TraceKind::slurm_outage, {{"phase", "started"}, {"command", command}, {"error", error}});
   }
   if (now - *outage_since_ < cfg_.outage_tolerance) return;
   const double s = std::chrono::duration<double>(now - *outage_since_).count();
@@ -356,7 +356,7 @@ void SlurmBackend::outage_failure(const std::string& command, const std::string&
 void SlurmBackend::outage_over() {
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - *outage_since_).count();
   outage_since_.reset();
-  trace_.record(exec_.now(), "slurm_outage",
+  trace_.record(exec_.now(), TraceKind::slurm_outage,
                 {{"phase", "ended"}, {"wall_s", std::round(s * 1000.0) / 1000.0},
                  {"held_submissions", held_for_outage_.size()}, {"cancels_resent", cancels_to_resend_.size()}});
   std::vector<std::string> again;
@@ -373,7 +373,7 @@ void SlurmBackend::job_seen_running(const std::string& id, Job& j, const std::st
   if (j.started_traced) return;
   j.started_traced = true;
   j.host = host;
-  trace_.record(exec_.now(), "job_started", {{"job", id}, {"host", host}});
+  trace_.record(exec_.now(), TraceKind::job_started, {{"job", id}, {"host", host}});
 }
 
 // Gone from squeue's active states: how it ended comes from SLURM's
@@ -415,7 +415,7 @@ void SlurmBackend::job_ended(const std::string& id, Job& j, const std::optional<
   j.ended = true;
   fields["state"] = name(j.state);
   fields["reason"] = reason;
-  trace_.record(exec_.now(), "job_ended", fields);
+  trace_.record(exec_.now(), TraceKind::job_ended, fields);
   count_start_outcome(j, reason);
   if (j.registered) {
     j.registered = false;
@@ -514,7 +514,7 @@ void SlurmBackend::agent_registered(const slurm::AgentRegistration& r) {
     spec.devices.push_back(GpuDevice{static_cast<int>(spec.devices.size()), d.name, d.total_mb, 0, 0, std::nullopt, 0});
   }
   if (!spec.devices.empty() && cfg_.accelerator_type) spec.accelerator_type = cfg_.accelerator_type(spec.devices[0].model);
-  trace_.record(exec_.now(), "node_advertised",
+  trace_.record(exec_.now(), TraceKind::node_advertised,
                 {{"job", r.job_id}, {"gpus", static_cast<int>(spec.devices.size())},
                  {"resources", spec.resources.to_json()}, {"notice", r.notice},
                  {"script_resources", r.script_resources}, {"host", r.hostname}, {"agent_pid", r.pid},
@@ -533,7 +533,7 @@ void SlurmBackend::replica_started(const std::string& job_id, const slurm::Repli
   // What the replica holds, device or host memory, which the simulation
   // takes for granted: a live trace says it (replica_memory).
   if (r.ok && !r.memory.empty())
-    trace_.record(exec_.now(), "replica_memory",
+    trace_.record(exec_.now(), TraceKind::replica_memory,
                   {{"job", job_id}, {"replica", r.replica}, {"memory", r.memory}, {"bytes", r.bytes}});
   for (auto it = starts_.begin(); it != starts_.end(); ++it)
     if (it->job_id == job_id && it->replica == r.replica) {
@@ -559,7 +559,7 @@ void SlurmBackend::agent_gone(const std::string& job_id, const std::string& reas
   it->second.memory.clear();
   it->second.goodbye = reason;
   fail_node_requests(job_id, "node of job " + job_id + " left: " + reason);
-  trace_.record(exec_.now(), "agent_gone", {{"job", job_id}, {"reason", reason}});
+  trace_.record(exec_.now(), TraceKind::agent_gone, {{"job", job_id}, {"reason", reason}});
   // A drained agent is the simulated "ray stop": the node leaves, the job's
   // batch script then exits on its own unless cancelled first.
   if (listener_) listener_->node_lost(job_id, reason == "drained" ? "ray stop" : reason);
@@ -571,13 +571,13 @@ void SlurmBackend::agent_gone(const std::string& job_id, const std::string& reas
       !jt->second.cancel_requested) {
     jt->second.cancel_requested = true;
     watch(jt->second);
-    trace_.record(exec_.now(), "job_cancel_requested", {{"job", job_id}, {"reason", "agent lost: " + reason}});
+    trace_.record(exec_.now(), TraceKind::job_cancel_requested, {{"job", job_id}, {"reason", "agent lost: " + reason}});
     scancel({job_id});
   }
 }
 
 void SlurmBackend::refused(const std::string& peer, const std::string& reason) {
-  trace_.record(exec_.now(), "agent_refused", {{"peer", peer}, {"reason", reason}});
+  trace_.record(exec_.now(), TraceKind::agent_refused, {{"peer", peer}, {"reason", reason}});
 }
 
 }  // namespace vramsim

@@ -85,7 +85,7 @@ struct World {
     control = std::make_unique<ControlPlane>(loop, *backend, cluster, trace, rng, std::move(policies), cfg);
     control->start();
   }
-  std::vector<TraceEvent> of(const std::string& kind) const { return sink->of_kind(kind); }
+  std::vector<TraceEvent> of(const std::string& kind) const { return sink->of_kind(trace_kind_named(kind).value()); }
 };
 
 AppSpec app(const std::string& id, std::int64_t gmb = 8000, const std::string& kind = "plain") {

@@ -92,7 +92,7 @@ struct World {
     for (int i = 0; i < warm; ++i) sim->start_warm_worker(worker_size());
     control->start();
   }
-  std::vector<TraceEvent> of(const std::string& kind) const { return sink->of_kind(kind); }
+  std::vector<TraceEvent> of(const std::string& kind) const { return sink->of_kind(trace_kind_named(kind).value()); }
 };
 
 // Shutdown's sweep cancels every job in one wait. The jobs run but have no

@@ -102,22 +102,23 @@ struct Sim {
     control->start();
   }
 
-  std::vector<TraceEvent> of(const std::string& kind) const { return sink->of_kind(kind); }
+  std::vector<TraceEvent> of(const std::string& kind) const { return sink->of_kind(trace_kind_named(kind).value()); }
   const TraceEvent* first(const std::string& kind) const {
+    const TraceKind k = trace_kind_named(kind).value();
     for (const auto& e : sink->events)
-      if (e.kind == kind) return &e;
+      if (e.kind == k) return &e;
     return nullptr;
   }
   // The worker's own node_registered event (the head has no job).
   const TraceEvent* worker_registered() const {
     for (const auto& e : sink->events)
-      if (e.kind == "node_registered" && e["job"] != "") return &e;
+      if (e.kind == TraceKind::node_registered && e["job"] != "") return &e;
     return nullptr;
   }
   std::vector<TraceEvent> worker_registrations() const {
     std::vector<TraceEvent> out;
     for (const auto& e : sink->events)
-      if (e.kind == "node_registered" && e["job"] != "") out.push_back(e);
+      if (e.kind == TraceKind::node_registered && e["job"] != "") out.push_back(e);
     return out;
   }
   const SimJob& only_job() const {

@@ -42,7 +42,7 @@ struct Partition {
   }
   // The host the job started on, "" while it has not.
   std::string host_of(const std::string& job) const {
-    for (const auto& e : sink->of_kind("job_started"))
+    for (const auto& e : sink->of_kind(TraceKind::job_started))
       if (e["job"] == job) return string_field(e["host"]);
     return "";
   }
@@ -132,7 +132,7 @@ TEST(SimPartition, SizeNoNodeTypeFitsIsRefused) {
     refused = !id && error.find("Requested node configuration is not available") != std::string::npos;
   });
   EXPECT_TRUE(refused) << "a node type with no nodes runs nothing";
-  EXPECT_EQ(p.sink->of_kind("job_rejected").size(), 1u);
+  EXPECT_EQ(p.sink->of_kind(TraceKind::job_rejected).size(), 1u);
 }
 
 }  // namespace

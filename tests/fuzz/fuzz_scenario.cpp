@@ -11,7 +11,8 @@
 #include <string>
 
 #include "scenario/scenario.hpp"
-#include "runner/run_outputs.hpp"
+#include "observers/requests_csv.hpp"
+#include "observers/summary_json.hpp"
 #include "runner/simulation.hpp"
 
 namespace {
@@ -61,8 +62,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (too_big(sc)) return 0;
   if (sc.horizon > kMaxFuzzHorizon) sc.horizon = kMaxFuzzHorizon;
   RunOptions opt;
-  opt.critical_path = true;
-  opt.keep_requests = true;  // every request's record, as run --requests-csv and Python keep them
+  opt.outputs.critical_path = true;
+  opt.outputs.keep_requests = true;  // every request's record, as run --requests-csv and Python keep them
   const RunResult r = run_scenario(sc, opt);
   std::ostringstream out;
   print_summary(r, out);

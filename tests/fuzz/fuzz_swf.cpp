@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "workload/replay.hpp"
+#include "backends/sim/batch_replay.hpp"
 
 namespace {
 

@@ -152,7 +152,8 @@ class LiveRunFixture : public ::testing::Test {
   }
   static std::vector<TraceEvent> of(const std::vector<TraceEvent>& ev, const std::string& kind) {
     std::vector<TraceEvent> out;
-    for (const auto& e : ev) if (e.kind == kind) out.push_back(e);
+    const TraceKind k = trace_kind_named(kind).value();
+    for (const auto& e : ev) if (e.kind == k) out.push_back(e);
     return out;
   }
   // Polls a file until `pred` holds on its text, or the limit passes.
@@ -184,9 +185,9 @@ class LiveRunFixture : public ::testing::Test {
     Scenario sc = load_scenario(kScenarios + scenario);
     RunOptions opt;
     opt.policies = policies;
-    opt.trace_path = work_ + "/sim.jsonl";
+    opt.outputs.trace_path = work_ + "/sim.jsonl";
     run_scenario(sc, opt);
-    return read_trace(opt.trace_path);
+    return read_trace(opt.outputs.trace_path);
   }
 
   std::string harness_, work_;

@@ -104,7 +104,7 @@ TEST_F(LiveHead, ColdStartFixedRunsLiveAsInSimulation) {
   const auto sim = simulated("cold-start-live.json", "fixed");
   EXPECT_EQ(of(sim, "worker_joined").size(), of(live, "worker_joined").size());
   auto without_joins = [](std::vector<TraceEvent> ev) {
-    ev.erase(std::remove_if(ev.begin(), ev.end(), [](const TraceEvent& e) { return e.kind == "worker_joined"; }),
+    ev.erase(std::remove_if(ev.begin(), ev.end(), [](const TraceEvent& e) { return e.kind == TraceKind::worker_joined; }),
              ev.end());
     return ev;
   };
@@ -129,7 +129,7 @@ TEST_F(LiveHead, ColdStartFixedRunsLiveAsInSimulation) {
   } else {
     std::cout << "the job started after the introspection task (the real queue outlasted the scenario's margin): "
                  "kinds compared by count\n";
-    std::map<std::string, int> kinds_sim, kinds_live;
+    std::map<TraceKind, int> kinds_sim, kinds_live;
     for (const auto& e : without_joins(sim))
       if (!world_specific_kind(e.kind)) ++kinds_sim[e.kind];
     for (const auto& e : without_joins(live))
@@ -188,14 +188,14 @@ TEST_F(LiveHead, ServingRequestsAreSleptByTheReplicaAndMeasured) {
   // CI run on 2 busy cores measured 59 s against 60.4 s: 70 ms of wall time
   // at this time scale). 0.25 s of wall time (5 s here) is allowed for that.
   RunOptions so;
-  so.trace_path = work_ + "/sim.jsonl";
+  so.outputs.trace_path = work_ + "/sim.jsonl";
   const RunResult sim = run_scenario(load_scenario(kScenarios + "serving-live.json"), so);
   ASSERT_EQ(sim.serving.size(), 1u);
   EXPECT_EQ(sim.serving[0].completed, 6u);
   EXPECT_GE(median, *sim.serving[0].p50_s - 5.0);
   std::cout << "live p50 " << median << " s, simulated " << *sim.serving[0].p50_s << " s\n";
   // vramsim diff sets the request figures side by side.
-  const TraceDiff d = diff_traces(read_trace(so.trace_path), read_trace(work_ + "/" + run_id + "/trace.jsonl"));
+  const TraceDiff d = diff_traces(read_trace(so.outputs.trace_path), read_trace(work_ + "/" + run_id + "/trace.jsonl"));
   bool p50_row = false;
   for (const auto& r : d.phases)
     if (r.scope == "sd" && r.phase == "request latency p50") {

@@ -58,7 +58,7 @@ TEST_F(MultiNode, ColdStartAndScaleDownAcrossNodesAsInSimulation) {
   // real queue wait each, and the 5 s creation poll of a worker sees its
   // node anywhere from 0 to 5 s after it registered, so events of
   // different workers may interleave otherwise.
-  std::map<std::string, int> kinds_sim, kinds_live;
+  std::map<TraceKind, int> kinds_sim, kinds_live;
   for (const auto& e : sim)
     if (!world_specific_kind(e.kind)) ++kinds_sim[e.kind];
   for (const auto& e : live)
@@ -134,9 +134,9 @@ TEST_F(MultiNode, AnOutsidersScancelIsToldAsSuch) {
   std::size_t unanswered = 0;
   bool cancelled_seen = false;
   for (const auto& e : live) {
-    if (e.kind == "job_ended" && e["job"] == ids[0]) cancelled_seen = true;
-    else if (cancelled_seen && e.kind == "scale_up") ++unanswered;
-    else if (cancelled_seen && e.kind == "job_submitted") unanswered = 0;
+    if (e.kind == TraceKind::job_ended && e["job"] == ids[0]) cancelled_seen = true;
+    else if (cancelled_seen && e.kind == TraceKind::scale_up) ++unanswered;
+    else if (cancelled_seen && e.kind == TraceKind::job_submitted) unanswered = 0;
   }
   if (unanswered > 0) {
     EXPECT_EQ(run({VRAMSIM_BINARY, "live", "--cleanup", run_id, "--journal", work_ + "/" + run_id + "/journal"},

@@ -63,9 +63,9 @@ TEST_F(MultiNode, AJobPastItsTimeLimitIsTimeoutAsInSimulation) {
   Scenario s = load_scenario(file);
   RunOptions opt;
   opt.policies = "fixed";
-  opt.trace_path = work_ + "/sim.jsonl";
+  opt.outputs.trace_path = work_ + "/sim.jsonl";
   run_scenario(s, opt);
-  const auto sim = read_trace(opt.trace_path);
+  const auto sim = read_trace(opt.outputs.trace_path);
   const auto sim_ended = of(sim, "job_ended");
   ASSERT_FALSE(sim_ended.empty());
   EXPECT_EQ(sim_ended[0]["state"], "TIMEOUT") << sim_ended[0].fields;

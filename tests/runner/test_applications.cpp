@@ -75,7 +75,7 @@ TEST(Applications, EachDeploymentIsAnAppOfItsApplication) {
   ASSERT_EQ(s.actions.size(), 4u);
   EXPECT_EQ(s.actions[0].app, "app.Entry");
   EXPECT_EQ(s.actions[1].app, "app.Runtime");
-  EXPECT_EQ(s.actions[3].kind, "stop");
+  EXPECT_EQ(s.actions[3].kind, ActionKind::Stop);
   EXPECT_EQ(s.actions[3].app, "app.Runtime");
   EXPECT_EQ(s.traffic.count("app.Entry"), 1u) << "the application's traffic reaches its ingress";
 }

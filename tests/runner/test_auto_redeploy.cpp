@@ -34,9 +34,9 @@ Json failing(bool auto_redeploy, const std::string& mode = "static") {
 std::vector<Json> events(const Json& doc, const std::string& kind) {
   testing_support::TestDir dir;
   RunOptions o;
-  o.trace_path = dir.file("trace.jsonl");
+  o.outputs.trace_path = dir.file("trace.jsonl");
   run_scenario(parse_scenario(doc, "redeploy.json"), o);
-  std::ifstream in(o.trace_path);
+  std::ifstream in(o.outputs.trace_path);
   std::vector<Json> out;
   for (std::string line; std::getline(in, line);) {
     Json e = Json::parse(line);

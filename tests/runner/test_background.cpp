@@ -73,9 +73,9 @@ Outcome run(const std::string& scheduler, const std::string& trace, int worker_c
   const std::string path = write_temp(name, trace);
   const Scenario sc = parse_scenario_text(scenario(scheduler, path, worker_cpus, source), "bg.json");
   RunOptions opt;
-  opt.trace_path = scratch().file("trace.jsonl");
+  opt.outputs.trace_path = scratch().file("trace.jsonl");
   const RunResult r = run_scenario(sc, opt);
-  const auto started = events_of(opt.trace_path, "job_started");
+  const auto started = events_of(opt.outputs.trace_path, "job_started");
   Outcome o;
   if (!started.empty()) o.worker_started = started.front()["t"].get<SimTime>();
   o.metrics = r.metrics;
@@ -169,11 +169,11 @@ TEST(BackgroundLoad, CalibrationLeavesTheQueueWaitOfLoadedRunsOut) {
   for (std::uint64_t seed = 1; seed <= 2; ++seed) {
     RunOptions opt;
     opt.seed = seed;
-    opt.trace_path = (scratch().path() / ("loaded" + std::to_string(seed) + ".jsonl")).string();
+    opt.outputs.trace_path = (scratch().path() / ("loaded" + std::to_string(seed) + ".jsonl")).string();
     run_scenario(sc, opt);
-    traces.push_back(read_trace(opt.trace_path));
+    traces.push_back(read_trace(opt.outputs.trace_path));
   }
-  ASSERT_EQ(traces[0].front().kind, "run_started");
+  ASSERT_EQ(traces[0].front().kind, TraceKind::run_started);
   EXPECT_EQ(traces[0].front()["background_jobs"], 1);
   const Calibration c = calibrate(traces, {"a", "b"}, 1);
   for (const auto& p : c.phases) EXPECT_NE(p.phase, "queue_wait");
@@ -245,7 +245,7 @@ TEST(BackgroundLoad, GpuShareIsTheGpuSecondsHeldOverThePartitions) {
             std::string::npos)
       << o.summary;
   std::optional<double> column;
-  o.metrics.for_each([&](const char* name, std::optional<double> v) {
+  o.metrics.for_each([&](std::string_view name, std::optional<double> v) {
     if (std::string(name) == "background_gpu_share") column = v;
   });
   ASSERT_TRUE(column);

@@ -37,7 +37,7 @@ void write(const fs::path& p, const std::string& text) {
 std::vector<TraceEvent> traced_run(const Scenario& sc, const fs::path& trace, std::optional<std::uint64_t> seed = {}) {
   RunOptions opt;
   opt.seed = seed;
-  opt.trace_path = trace.string();
+  opt.outputs.trace_path = trace.string();
   run_scenario(sc, opt);
   return read_trace(trace.string());
 }

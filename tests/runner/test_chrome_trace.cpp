@@ -33,13 +33,13 @@ Exported run_cold_start(const std::string& preset, const testing_support::TestDi
   const Scenario sc = load_scenario(std::string(VRAMSIM_SOURCE_DIR) + "/scenarios/cold-start-a100.json");
   RunOptions opt;
   opt.policies = preset;
-  opt.trace_path = dir.file(preset + ".jsonl");
-  opt.chrome_trace_path = dir.file(preset + ".json");
+  opt.outputs.trace_path = dir.file(preset + ".jsonl");
+  opt.outputs.chrome_trace_path = dir.file(preset + ".json");
   run_scenario(sc, opt);
   Exported e;
-  e.text = slurp(opt.chrome_trace_path);
+  e.text = slurp(opt.outputs.chrome_trace_path);
   e.doc = Json::parse(e.text);  // throws if it is not valid JSON
-  e.trace_path = opt.trace_path;
+  e.trace_path = opt.outputs.trace_path;
   return e;
 }
 

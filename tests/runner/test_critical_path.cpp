@@ -20,11 +20,13 @@ RunResult run_file(const std::string& name) {
   Scenario sc = load_scenario(std::string(VRAMSIM_SOURCE_DIR) + "/scenarios/" + name);
   RunOptions opt;
   opt.policies = "fixed";
-  opt.critical_path = true;
+  opt.outputs.critical_path = true;
   return run_scenario(sc, opt);
 }
 
-TraceEvent ev(SimTime t, std::string kind, Json fields) { return TraceEvent{t * kSecond, std::move(kind), std::move(fields)}; }
+TraceEvent ev(SimTime t, const std::string& kind, Json fields) {
+  return TraceEvent{t * kSecond, trace_kind_named(kind).value(), std::move(fields)};
+}
 
 // A node registered at 2 s; app a deployed at 10 s, checked at 25 s and its
 // replica placed on that node at once.

@@ -33,7 +33,7 @@ std::string run_to_trace(std::uint64_t seed, const std::string& name) {
   Scenario sc = parse_scenario(Json::parse(kRandomScenario), "random.json");
   RunOptions opt;
   opt.seed = seed;
-  opt.trace_path = path;
+  opt.outputs.trace_path = path;
   run_scenario(sc, opt);
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;

@@ -266,7 +266,7 @@ TEST(ScaleDownBySeedFigure, TheLoggedIdleTimeIsTheFirstSampleBeyondTheThreshold)
     text.replace(text.find("EXPECT"), 6, "[]");
     RunOptions opt;
     std::ostringstream trace;
-    opt.trace_stream = &trace;
+    opt.outputs.trace_stream = &trace;
     run_scenario(parse_scenario(Json::parse(text), "case.json"), opt);
     std::istringstream lines(trace.str());
     int downs = 0;

@@ -58,10 +58,10 @@ TEST(Explain, CriticalPathFromTraceFileEqualsTheRunsOwn) {
       SCOPED_TRACE(entry.path().filename().string() + " " + preset);
       RunOptions opt;
       opt.policies = preset;
-      opt.critical_path = true;
-      opt.trace_path = (dir / (entry.path().stem().string() + "." + preset + ".jsonl")).string();
+      opt.outputs.critical_path = true;
+      opt.outputs.trace_path = (dir / (entry.path().stem().string() + "." + preset + ".jsonl")).string();
       const RunResult r = run_scenario(sc, opt);
-      const Explanation x = explain_trace(read_trace(opt.trace_path));
+      const Explanation x = explain_trace(read_trace(opt.outputs.trace_path));
       for (const auto& p : r.critical_paths) {
         const AppExplanation& a = app_of(x, p.app);
         ASSERT_TRUE(a.path.has_value()) << p.app;
@@ -192,13 +192,25 @@ TEST(Explain, WrongFieldTypesAreTolerated) {
 }
 
 TEST(Explain, TraceTimesMustBeInOrderAndBounded) {
-  EXPECT_THROW(parse(std::string(kRunStarted) + R"({"t":-1,"kind":"x"})" "\n"), std::runtime_error);
-  EXPECT_THROW(parse(std::string(kRunStarted) + R"({"t":18446744073709551615,"kind":"x"})" "\n"), std::runtime_error);
+  EXPECT_THROW(parse(std::string(kRunStarted) + R"({"t":-1,"kind":"status"})" "\n"), std::runtime_error);
+  EXPECT_THROW(parse(std::string(kRunStarted) + R"({"t":18446744073709551615,"kind":"status"})" "\n"),
+               std::runtime_error);
   try {
-    parse(std::string(R"({"t":5,"kind":"a"})" "\n\n") + R"({"t":4,"kind":"b"})" "\n");
+    parse(std::string(R"({"t":5,"kind":"run_started"})" "\n\n") + R"({"t":4,"kind":"status"})" "\n");
     FAIL() << "no error";
   } catch (const std::runtime_error& e) {
     EXPECT_EQ(std::string(e.what()),
               "test.jsonl: line 3: expected \"t\" >= 5 (the previous event's), got 4");
+  }
+}
+
+// A kind the trace format does not declare is refused, naming the line.
+TEST(Explain, AnUndeclaredEventKindIsRefused) {
+  try {
+    parse(std::string(kRunStarted) + R"({"t":5,"kind":"node_up"})" "\n");
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "test.jsonl: line 2: unknown event kind \"node_up\" (docs/trace-format.md lists the kinds)");
   }
 }

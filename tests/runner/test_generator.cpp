@@ -33,7 +33,7 @@ TEST(Generator, ProducesAValidScenarioOfTheAskedShape) {
   ASSERT_EQ(sc.actions.size(), 41u);
   EXPECT_EQ(sc.actions.front().at, 10 * kSecond);
   EXPECT_EQ(sc.actions[39].at, 10 * kSecond + 39 * 2 * kSecond);
-  EXPECT_EQ(sc.actions.back().kind, "shutdown");
+  EXPECT_EQ(sc.actions.back().kind, ActionKind::Shutdown);
   EXPECT_EQ(sc.actions.back().at, 40 * kHour);
   std::set<std::int64_t> sizes;
   std::set<int> replicas;

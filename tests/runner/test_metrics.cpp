@@ -27,11 +27,11 @@ Traced run_traced(const std::string& file, const std::string& policies, const st
   RunOptions opt;
   opt.policies = policies;
   const testing_support::TestDir dir;
-  opt.trace_path = dir.file("metrics-" + tag + ".jsonl");
+  opt.outputs.trace_path = dir.file("metrics-" + tag + ".jsonl");
   Traced t{run_scenario(sc, opt), {}};
-  std::ifstream in(opt.trace_path);
+  std::ifstream in(opt.outputs.trace_path);
   for (std::string line; std::getline(in, line);) t.events.push_back(Json::parse(line));
-  std::filesystem::remove(opt.trace_path);
+  std::filesystem::remove(opt.outputs.trace_path);
   return t;
 }
 
@@ -121,9 +121,9 @@ TEST(Metrics, ForEachNamesEveryMetricOnceInAFixedOrder) {
   m.gpu_hours_booked = 1.5;
   std::vector<std::string> names;
   std::map<std::string, std::optional<double>> values;
-  m.for_each([&](const char* n, std::optional<double> v) {
-    names.push_back(n);
-    values[n] = v;
+  m.for_each([&](std::string_view n, std::optional<double> v) {
+    names.emplace_back(n);
+    values[std::string(n)] = v;
   });
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size()) << "a name twice";
   EXPECT_EQ(values.at("jobs_left"), 3.0);
@@ -131,7 +131,7 @@ TEST(Metrics, ForEachNamesEveryMetricOnceInAFixedOrder) {
   EXPECT_FALSE(values.at("vram_utilisation").has_value());
   EXPECT_FALSE(values.at("gpu_hours_observed").has_value());
   std::vector<std::string> again;
-  m.for_each([&](const char* n, std::optional<double>) { again.push_back(n); });
+  m.for_each([&](std::string_view n, std::optional<double>) { again.emplace_back(n); });
   EXPECT_EQ(names, again);
 }
 
@@ -152,7 +152,7 @@ TEST(Metrics, AJobCancelledWhileQueuedNeverStarted) {
       EXPECT_EQ(r.metrics.jobs_never_started, 0) << "left behind, it ran";
     }
     std::optional<double> column;
-    r.metrics.for_each([&](const char* name, std::optional<double> v) {
+    r.metrics.for_each([&](std::string_view name, std::optional<double> v) {
       if (std::string(name) == "jobs_never_started") column = v;
     });
     EXPECT_EQ(column, std::optional<double>(r.metrics.jobs_never_started));

@@ -232,11 +232,11 @@ TEST(OpenbScenario, PodsBecomeAppsDeployedAndDeletedAtTheirTimes) {
   EXPECT_FALSE(s.apps[3].gpu_memory_mb.has_value());  // CPU only
   // p-0: created at 10 s, deleted at 1000 s of the trace, halved.
   ASSERT_GE(s.actions.size(), 2u);
-  EXPECT_EQ(s.actions[0].kind, "deploy");
+  EXPECT_EQ(s.actions[0].kind, ActionKind::Deploy);
   EXPECT_EQ(s.actions[0].app, "p-0");
   EXPECT_EQ(s.actions[0].at, 5 * kSecond);
   auto del = std::find_if(s.actions.begin(), s.actions.end(),
-                          [](const ScenarioAction& a) { return a.kind == "delete" && a.app == "p-0"; });
+                          [](const ScenarioAction& a) { return a.kind == ActionKind::Delete && a.app == "p-0"; });
   ASSERT_NE(del, s.actions.end());
   EXPECT_EQ(del->at, 500 * kSecond);
   EXPECT_EQ(s.horizon, 500 * kSecond + kMinute);  // the last deletion plus a minute
@@ -247,7 +247,7 @@ TEST(OpenbScenario, ArrivalsDeployInCreationOrderAndNeverDelete) {
   const Scenario s = openb_scenario(R"(, "replay": "arrivals", "interval": "2s", "limit": 3)");
   ASSERT_EQ(s.actions.size(), 3u);
   for (std::size_t i = 0; i < 3; ++i) {
-    EXPECT_EQ(s.actions[i].kind, "deploy");
+    EXPECT_EQ(s.actions[i].kind, ActionKind::Deploy);
     EXPECT_EQ(s.actions[i].at, static_cast<Duration>(i + 1) * 2 * kSecond);
   }
   EXPECT_EQ(s.actions[0].app, "p-0");
@@ -416,14 +416,14 @@ std::pair<std::string, std::string> frag_csvs(const std::string& node_rows, cons
                                    "replay": "arrivals", "samples": 0}})");
   RunOptions o;
   o.policies = "fixed,advertisement=legacy,placement=" + placement;
-  o.frag_csv_path = dir.file("frag.csv");
-  o.frag_nodes_csv_path = dir.file("frag-nodes.csv");
+  o.outputs.frag_csv_path = dir.file("frag.csv");
+  o.outputs.frag_nodes_csv_path = dir.file("frag-nodes.csv");
   run_scenario(load_scenario(path), o);
   auto read = [](const std::string& f) {
     std::ifstream in(f);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   };
-  return {read(o.frag_csv_path), read(o.frag_nodes_csv_path)};
+  return {read(o.outputs.frag_csv_path), read(o.outputs.frag_nodes_csv_path)};
 }
 
 const char* kFragHeader =

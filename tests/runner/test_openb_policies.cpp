@@ -40,9 +40,9 @@ std::map<std::string, FragSeries> runs(const std::string& nodes, const std::stri
   for (const auto& p : policies) {
     RunOptions o;
     o.policies = "fixed,advertisement=legacy,placement=" + p;
-    o.frag_csv_path = dir.file("frag-" + p + ".csv");
+    o.outputs.frag_csv_path = dir.file("frag-" + p + ".csv");
     run_scenario(s, o);
-    out[p] = read_frag_csv(o.frag_csv_path);
+    out[p] = read_frag_csv(o.outputs.frag_csv_path);
   }
   return out;
 }

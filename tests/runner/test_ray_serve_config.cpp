@@ -84,7 +84,7 @@ TEST(RayServeImport, AbsentFieldsTakeRaysDefaults) {
   const Scenario s = parse_scenario(r.scenario, "out.json");
   ASSERT_EQ(s.apps.size(), 1u);
   ASSERT_EQ(s.actions.size(), 1u);
-  EXPECT_EQ(s.actions[0].kind, "deploy");
+  EXPECT_EQ(s.actions[0].kind, ActionKind::Deploy);
   EXPECT_EQ(s.actions[0].at, 0);
 }
 

@@ -22,7 +22,7 @@ namespace vramsim {
 namespace {
 
 TraceEvent ev(SimTime t, const std::string& kind, Json fields = Json::object()) {
-  return TraceEvent{t, kind, std::move(fields)};
+  return TraceEvent{t, trace_kind_named(kind).value(), std::move(fields)};
 }
 
 // A folder of this test's own, removed at the end of the test program.

@@ -12,7 +12,8 @@
 #include <string>
 
 #include "runner/plan.hpp"
-#include "runner/run_outputs.hpp"
+#include "observers/requests_csv.hpp"
+#include "observers/summary_json.hpp"
 #include "runner/simulation.hpp"
 #include "runner/sweep.hpp"
 #include "scenario/scenario.hpp"
@@ -34,7 +35,7 @@ Json one_server(double rate, const std::string& service, std::uint64_t requests)
 
 RunResult run_kept(const Json& doc) {
   RunOptions o;
-  o.keep_requests = true;
+  o.outputs.keep_requests = true;
   return run_scenario(parse_scenario(doc, "records-test.json"), o);
 }
 
@@ -140,9 +141,9 @@ TEST(RequestRecords, TheCsvHoldsEveryRecordInSecondsAndEmptyCellsForNone) {
   Json doc = one_server(2, "1s", 50);
   doc["apps"][0]["serve"]["max_queued_requests"] = 1;
   RunOptions o;
-  o.requests_csv_path = dir.file("requests.csv");
+  o.outputs.requests_csv_path = dir.file("requests.csv");
   const RunResult r = run_scenario(parse_scenario(doc, "records-test.json"), o);
-  std::ifstream in(o.requests_csv_path);
+  std::ifstream in(o.outputs.requests_csv_path);
   std::string line;
   std::getline(in, line);
   EXPECT_EQ(line + "\n", kRequestsCsvHeader);
@@ -175,7 +176,7 @@ TEST(RunSummary, HoldsEverySweepColumnAndSpellsNeverAsAnOverflowingNumber) {
   const RunResult r = run_kept(doc);
   const Json s = run_summary(r);
   std::vector<std::string> names;
-  r.metrics.for_each([&](const char* n, std::optional<double>) { names.emplace_back(n); });
+  r.metrics.for_each([&](std::string_view n, std::optional<double>) { names.emplace_back(n); });
   for (const auto& n : names) EXPECT_TRUE(s.contains(n)) << n;
   EXPECT_EQ(s["seed"], r.seed);
   EXPECT_EQ(s["req_refused"], 18.0);

@@ -52,7 +52,7 @@ TEST(SimTimers, ATimeLimitDuringTheCancelLatencyDoesNotFire) {
   opt.policies = "fixed";
   const testing_support::TestDir dir;
   const auto trace = dir.file("cancel-limit.jsonl");
-  opt.trace_path = trace;
+  opt.outputs.trace_path = trace;
   const RunResult r = run_scenario(sc, opt);
   EXPECT_EQ(r.metrics.jobs_cancelled, 1);
   const std::string text = slurp(trace);
@@ -73,7 +73,7 @@ TEST(Outputs, AFullDiskIsAnOutputErrorNamingThePath) {
   if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
   const Scenario sc = parse_scenario_text(R"({"horizon": "1m"})", "case.json");
   RunOptions trace;
-  trace.trace_path = "/dev/full";
+  trace.outputs.trace_path = "/dev/full";
   try {
     run_scenario(sc, trace);
     FAIL() << "trace to /dev/full succeeded";
@@ -82,19 +82,19 @@ TEST(Outputs, AFullDiskIsAnOutputErrorNamingThePath) {
     EXPECT_NE(std::string(e.what()).find("No space left"), std::string::npos) << e.what();
   }
   RunOptions csv;
-  csv.status_every = 10 * kSecond;
-  csv.status_csv_path = "/dev/full";
+  csv.outputs.status_every = 10 * kSecond;
+  csv.outputs.status_csv_path = "/dev/full";
   EXPECT_THROW(run_scenario(sc, csv), OutputError);
   RunOptions json;
-  json.status_at = {10 * kSecond};
-  json.status_json_path = "/dev/full";
+  json.outputs.status_at = {10 * kSecond};
+  json.outputs.status_json_path = "/dev/full";
   EXPECT_THROW(run_scenario(sc, json), OutputError);
 }
 
 TEST(Outputs, AnUnopenablePathIsAnOutputError) {
   const Scenario sc = parse_scenario_text(R"({"horizon": "1m"})", "case.json");
   RunOptions opt;
-  opt.trace_path = "/nonexistent-dir/for/sure/trace.jsonl";
+  opt.outputs.trace_path = "/nonexistent-dir/for/sure/trace.jsonl";
   EXPECT_THROW(run_scenario(sc, opt), OutputError);
 }
 
@@ -104,7 +104,7 @@ TEST(Outputs, ANonUtf8ScenarioPathStillWritesTheTrace) {
   RunOptions opt;
   const testing_support::TestDir dir;
   const auto trace = dir.file("utf8.jsonl");
-  opt.trace_path = trace;
+  opt.outputs.trace_path = trace;
   ASSERT_NO_THROW(run_scenario(sc, opt));
   const std::string text = slurp(trace);
   EXPECT_NE(text.find("bad-\xEF\xBF\xBD-name.json"), std::string::npos) << text;

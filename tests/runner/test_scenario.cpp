@@ -126,12 +126,16 @@ TEST(ExpectationValidation, EveryFieldIsTypeCheckedAtLoad) {
       {R"({"app": "a", "message": 5})", "$.expect[0].message", "expected a string, got an integer"},
       {R"({"app": "a", "message_contains": []})", "$.expect[0].message_contains", "expected a string, got an array"},
       {R"({"app": "a", "reservation": 1})", "$.expect[0].reservation", "expected an object, got an integer"},
-      {R"({"event": "x", "match": [1]})", "$.expect[0].match", "expected an object, got an array"},
+      {R"({"event": "scale_up", "match": [1]})", "$.expect[0].match", "expected an object, got an array"},
       {R"({"app": "a", "state": "RUNNING", "within": true})", "$.expect[0].within", "expected a duration"},
       {R"({"app": "a", "state": "RUNNING", "at_end": 1})", "$.expect[0].at_end", "expected true or false"},
-      {R"({"name": 3, "event": "x"})", "$.expect[0].name", "expected a string, got an integer"},
-      {R"({"event": "x", "after": {"event": 1}})", "$.expect[0].after.event", "expected a string"},
-      {R"({"event": "x", "after": "scale_up"})", "$.expect[0].after", "expected an object"},
+      {R"({"name": 3, "event": "scale_up"})", "$.expect[0].name", "expected a string, got an integer"},
+      {R"({"event": "scale_up", "after": {"event": 1}})", "$.expect[0].after.event", "expected a string"},
+      {R"({"event": "scale_up", "after": "scale_up"})", "$.expect[0].after", "expected an object"},
+      {R"({"event": "scale-up"})", "$.expect[0].event", "expected an event kind of docs/trace-format.md, got \"scale-up\""},
+      {R"({"event": "scale_up", "before": {"event": "job_state"}})", "$.expect[0].before.event",
+       "expected an event kind of docs/trace-format.md"},
+      {R"({"metric": "jobs_submited", "equals": 1})", "$.expect[0].metric", "expected a run metric of docs/sweeps.md"},
       {R"({"invariant": "max_worker_jobs", "max": 1.5})", "$.expect[0].max", "expected an integer"},
       {R"({"status_line": {"node": 1, "contains": "x", "at": "1s"}})", "$.expect[0].status_line.node",
        "expected a string"},
@@ -153,11 +157,11 @@ TEST(ExpectationValidation, EachExpectationMustCheckSomething) {
       {R"({"app": "a", "admitted": true, "within": "10s"})", "\"within\" needs \"state\""},
       {R"({"app": "a", "admitted": true, "at_end": true})", "\"at_end\" needs \"state\""},
       {R"({"name": "x"})", "needs one of"},
-      {R"({"app": "a", "event": "x", "admitted": true})", "exactly one of"},
+      {R"({"app": "a", "event": "scale_up", "admitted": true})", "exactly one of"},
       {R"({"invariant": "max_worker_jobs"})", "needs \"max\""},
       {R"({"invariant": "always_fine"})", "expected an invariant"},
       {R"({"status_line": {"node": "node-1", "contains": "x"}})", "expected the time"},
-      {R"({"event": "x", "equals": 1})", "does not apply"},
+      {R"({"event": "scale_up", "equals": 1})", "does not apply"},
       {R"({"metric": "scale_ups", "equals": 1, "within": "1s"})", "does not apply"},
   };
   for (const auto& [expect, problem] : cases) {
@@ -167,15 +171,15 @@ TEST(ExpectationValidation, EachExpectationMustCheckSomething) {
 }
 
 TEST(ExpectationValidation, CountsAreNonNegativeIntegersInOrder) {
-  auto neg = parse_error(R"({"expect": [{"event": "x", "count": -1}]})");
+  auto neg = parse_error(R"({"expect": [{"event": "scale_up", "count": -1}]})");
   EXPECT_EQ(neg.path(), "$.expect[0].count");
   EXPECT_NE(neg.problem().find("expected an integer in [0, inf]"), std::string::npos) << neg.problem();
-  auto frac = parse_error(R"({"expect": [{"event": "x", "min_count": 1.5}]})");
+  auto frac = parse_error(R"({"expect": [{"event": "scale_up", "min_count": 1.5}]})");
   EXPECT_EQ(frac.path(), "$.expect[0].min_count");
-  auto order = parse_error(R"({"expect": [{"event": "x", "min_count": 3, "max_count": 2}]})");
+  auto order = parse_error(R"({"expect": [{"event": "scale_up", "min_count": 3, "max_count": 2}]})");
   EXPECT_EQ(order.path(), "$.expect[0].max_count");
   EXPECT_NE(order.problem().find("max_count >= min_count"), std::string::npos);
-  auto both = parse_error(R"({"expect": [{"event": "x", "count": 1, "max_count": 2}]})");
+  auto both = parse_error(R"({"expect": [{"event": "scale_up", "count": 1, "max_count": 2}]})");
   EXPECT_EQ(both.path(), "$.expect[0].count");
   auto m = parse_error(R"({"expect": [{"metric": "scale_ups", "min": 3, "max": 2}]})");
   EXPECT_EQ(m.path(), "$.expect[0].max");
@@ -193,7 +197,7 @@ TEST(ExpectationValidation, WithinParsesOnce) {
   EXPECT_FALSE(s.expectations[0].at_end) << "a deadline alone does not check the final state";
   EXPECT_EQ(*s.expectations[1].within, 90 * kSecond);
   EXPECT_EQ(*s.expectations[2].within, 120 * kSecond);
-  EXPECT_EQ(s.expectations[2].after->event, "scale_down");
+  EXPECT_EQ(s.expectations[2].after->event, TraceKind::scale_down);
   EXPECT_EQ(s.expectations[2].min_count, 0);
   EXPECT_EQ(s.expectations[2].max_count, 1);
 }

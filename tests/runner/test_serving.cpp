@@ -26,7 +26,7 @@ using testing_support::TestDir;
 RunResult run(const Json& doc, const std::string& trace = "") {
   const Scenario sc = parse_scenario(doc, "serving-test.json");
   RunOptions o;
-  o.trace_path = trace;
+  o.outputs.trace_path = trace;
   return run_scenario(sc, o);
 }
 
@@ -255,8 +255,9 @@ Json autoscaled(const Json& traffic, const Json& autoscaling, const std::string&
 
 std::vector<TraceEvent> events_of(const std::string& path, const std::string& kind) {
   std::vector<TraceEvent> out;
+  const TraceKind k = trace_kind_named(kind).value();
   for (auto& e : read_trace(path))
-    if (e.kind == kind) out.push_back(std::move(e));
+    if (e.kind == k) out.push_back(std::move(e));
   return out;
 }
 
@@ -506,9 +507,9 @@ TEST(Serving, ReplayedLoopsDecideAsEveryLoopRunWould) {
       Scenario sc = parse_scenario(doc, "replay.json");
       sc.control.replica_autoscaler_every_loop = every == 1;
       RunOptions o;
-      o.trace_path = dir.file("t" + std::to_string(every) + ".jsonl");
+      o.outputs.trace_path = dir.file("t" + std::to_string(every) + ".jsonl");
       run_scenario(sc, o);
-      std::ifstream in(o.trace_path);
+      std::ifstream in(o.outputs.trace_path);
       std::string line, kept;
       // Every event but run_ended, whose event count differs by the timers.
       while (std::getline(in, line))
@@ -583,14 +584,14 @@ TEST(Serving, AColdAppScalesOnAPushWhoseSamplesSawARequest) {
     doc["ray_serve"] = {{"version", version}};
     const Scenario sc = parse_scenario(doc, "cold-push.json");
     RunOptions o;
-    o.trace_path = dir.file("t.jsonl");
-    o.keep_requests = true;
+    o.outputs.trace_path = dir.file("t.jsonl");
+    o.outputs.keep_requests = true;
     const RunResult r = run_scenario(sc, o);
     ASSERT_EQ(r.requests.size(), 2u);
     const double first = to_seconds(r.requests.arrival[0]), second = to_seconds(r.requests.arrival[1]);
     ASSERT_GT(second - first, 6.2) << "the seed's arrivals: more than a sample interval apart";
     ASSERT_LT(second - first, 400) << "within the horizon";
-    const auto targets = events_of(o.trace_path, "replica_target");
+    const auto targets = events_of(o.outputs.trace_path, "replica_target");
     ASSERT_FALSE(targets.empty()) << version;
     EXPECT_EQ(targets[0]["from"], 0);
     EXPECT_EQ(targets[0]["to"], 1);

@@ -21,7 +21,7 @@ std::vector<TraceEvent> cold_start_trace(const std::string& policies, const std:
   Scenario sc = load_scenario(std::string(VRAMSIM_SOURCE_DIR) + "/scenarios/cold-start-a100.json");
   RunOptions opt;
   opt.policies = policies;
-  opt.trace_path = path;
+  opt.outputs.trace_path = path;
   run_scenario(sc, opt);
   auto ev = read_trace(path);
   std::filesystem::remove(path);
@@ -65,7 +65,7 @@ TEST(TraceDiff, LegacyAgainstFixedDivergesAtTheAdmission) {
   // Same kinds until the admission; then fixed places replicas, legacy fails the deploy.
   std::size_t admission = 0;
   for (std::size_t i = 0; i < fixed.size(); ++i)
-    if (fixed[i].kind == "admission") { admission = i; break; }
+    if (fixed[i].kind == TraceKind::admission) { admission = i; break; }
   EXPECT_GT(d.divergence->index, admission - 1);
   const PhaseRow* total = row(d, "vram-test", "deploy -> RUNNING");
   ASSERT_NE(total, nullptr);
@@ -81,7 +81,7 @@ TEST(TraceDiff, WorldSpecificEventsDoNotCountAsDivergence) {
   auto b = a;
   TraceEvent extra;
   extra.t = b[5].t;
-  extra.kind = "agent_refused";
+  extra.kind = TraceKind::agent_refused;
   extra.fields = {{"peer", "127.0.0.1:5"}, {"reason", "wrong hmac"}};
   b.insert(b.begin() + 5, extra);
   EXPECT_FALSE(diff_traces(a, b).divergence.has_value());

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "workload/batsim.hpp"
-#include "workload/replay.hpp"
+#include "backends/sim/batch_replay.hpp"
 
 using namespace vramsim;
 

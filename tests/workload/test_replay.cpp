@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "workload/replay.hpp"
+#include "backends/sim/batch_replay.hpp"
 
 using namespace vramsim;
 

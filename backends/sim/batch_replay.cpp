@@ -1,4 +1,4 @@
-#include "workload/replay.hpp"
+#include "backends/sim/batch_replay.hpp"
 
 #include <algorithm>
 #include <charconv>
