@@ -157,7 +157,6 @@ bool all_numbers(const std::vector<std::string>& values);
 // Sorted values and their cumulative share over `total` (apps that never
 // reached RUNNING count in `total`, so the curve ends below 1).
 std::vector<std::pair<double, double>> ecdf(std::vector<double> values, std::size_t total);
-double percentile(std::vector<double> values, double p);  // nearest rank; values non-empty
 
 // A time axis: the unit that fits a span of seconds (s below 10 min, min
 // below 3 h, else h) and seconds per unit.

@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "analysis/report.hpp"
+
+#include "analysis/csv_columns.hpp"
 #include "analysis/report_plot.hpp"
 
 namespace vramsim {
@@ -26,15 +28,13 @@ FragSeries read_frag_csv(std::istream& in, const std::string& path) {
   s.file = path;
   std::vector<std::string> header, cells;
   std::size_t n = 0;
-  if (!read_csv_record(in, header, n, path) || header.empty() || header[0] != "arrival")
+  if (!read_csv_record(in, header, n, path) || header.empty() || header[0] != frag_columns::arrival)
     throw ReportInputError(path + ": line 1: expected the fragmentation header arrival,time_s,pod,placement,...");
-  const auto col = [&](const std::string& name) {
-    const auto it = std::find(header.begin(), header.end(), name);
-    if (it == header.end()) throw ReportInputError(path + ": line 1: no column '" + name + "'");
-    return static_cast<std::size_t>(it - header.begin());
-  };
-  const std::size_t c_arrived = col("arrived_gpus"), c_share = col("arrived_share"), c_gpus = col("gpus"), c_alloc = col("allocated_gpus"),
-                    c_unalloc = col("unallocated_gpus"), c_frag = col("fragmented_gpus"), c_policy = col("placement");
+  namespace c = frag_columns;
+  const CsvHeader h(header, path);
+  const std::size_t c_arrived = h.at(c::arrived_gpus), c_share = h.at(c::arrived_share), c_gpus = h.at(c::gpus),
+                    c_alloc = h.at(c::allocated_gpus), c_unalloc = h.at(c::unallocated_gpus),
+                    c_frag = h.at(c::fragmented_gpus), c_policy = h.at(c::placement);
   while (read_csv_record(in, cells, n, path)) {
     if (cells.size() == 1 && cells[0].empty()) continue;
     check_width(cells, header.size(), path, n);

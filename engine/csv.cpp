@@ -22,6 +22,15 @@ std::string csv_number(std::optional<double> v) {
   return ec == std::errc() ? std::string(buf, p) : std::string();
 }
 
+std::string csv_header(std::span<const std::string_view> columns) {
+  std::string out;
+  for (std::string_view c : columns) {
+    if (!out.empty()) out += ',';
+    out += c;
+  }
+  return out;
+}
+
 bool read_csv_record(std::istream& in, std::vector<std::string>& cells, std::size_t& line, const std::string& path) {
   cells.clear();
   std::string text;
@@ -68,7 +77,7 @@ std::optional<std::size_t> CsvHeader::find(std::string_view column) const {
 
 std::size_t CsvHeader::at(std::string_view column) const {
   if (auto i = find(column)) return *i;
-  throw InputFileError(path_ + ": line 1: expected a column '" + std::string(column) + "' in the header");
+  throw InputFileError(path_ + ": line 1: no column '" + std::string(column) + "'");
 }
 
 }  // namespace vramsim

@@ -5,6 +5,7 @@
 // spelling. Readers take each column by the name its writer declares.
 #include <istream>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -23,6 +24,9 @@ class InputFileError : public std::runtime_error {
 std::string csv_field(std::string_view s);
 // The shortest spelling that reads back as the same double; "" for none.
 std::string csv_number(std::optional<double> v);
+
+// A header line of these column names, comma-separated (no newline).
+std::string csv_header(std::span<const std::string_view> columns);
 
 // One CSV record from `in`; false at the end of the input. A field in
 // double quotes may hold commas, newlines and doubled quotes; a CRLF line

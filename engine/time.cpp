@@ -1,4 +1,5 @@
 #include "engine/time.hpp"
+#include "engine/text.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -8,19 +9,9 @@
 namespace vramsim {
 namespace {
 
-std::optional<double> parse_number(std::string_view s) {
-  if (s.empty()) return std::nullopt;
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc{} || ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
 std::optional<std::int64_t> parse_uint(std::string_view s) {
-  if (s.empty()) return std::nullopt;
-  std::int64_t v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc{} || ptr != s.data() + s.size() || v < 0) return std::nullopt;
+  const auto v = parse_integer<std::int64_t>(s);
+  if (v && *v < 0) return std::nullopt;
   return v;
 }
 
@@ -79,13 +70,13 @@ std::optional<Duration> parse_duration(std::string_view text) {
     if (text.size() > u.suffix.size() && text.ends_with(u.suffix)) {
       auto head = text.substr(0, text.size() - u.suffix.size());
       // "ms" ends with "s": accept the unit only if what precedes is a number.
-      if (!parse_number(head)) continue;
+      if (!parse_double(head)) continue;
       number = head;
       scale = u.scale;
       break;
     }
   }
-  auto v = parse_number(number);
+  auto v = parse_double(number);
   if (!v || *v < 0) return std::nullopt;
   double us = *v * scale;
   if (us > 9.0e18) return std::nullopt;

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "engine/text.hpp"
 #include "backends/slurm/ids.hpp"
 #include "live/head_address.hpp"
 #include "engine/format.hpp"
@@ -35,10 +36,7 @@ void write_secret(const std::string& path) {
   unsigned char raw[32];
   std::ifstream urandom("/dev/urandom", std::ios::binary);
   if (!urandom.read(reinterpret_cast<char*>(raw), sizeof raw)) throw std::runtime_error("cannot read /dev/urandom");
-  static const char* hex = "0123456789abcdef";
-  std::string text;
-  for (unsigned char c : raw) { text += hex[c >> 4]; text += hex[c & 15]; }
-  text += "\n";
+  std::string text = to_hex(std::string_view(reinterpret_cast<const char*>(raw), sizeof raw)) + "\n";
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) throw std::runtime_error("cannot create the run secret '" + path + "': " + std::strerror(errno));
   if (::fchmod(fd, 0600) != 0 || ::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||

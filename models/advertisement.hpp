@@ -45,14 +45,4 @@ class AdvertisementPolicy {
 // the whole device.
 std::optional<std::int64_t> head_vram_mb(const NodeGpuFacts& head);
 
-struct SbatchOptions {
-  std::string workspace_dir = "/tmp/vramsim";
-  std::string head_address = "127.0.0.1:6379";
-  std::string start_command;  // the node start command; default: the node agent
-};
-
-// The whole sbatch script for one worker job, as submitted.
-std::string render_sbatch_script(const WorkerJobSize& size, const AdvertisementPolicy& policy,
-                                 const SbatchOptions& options);
-
 }  // namespace vramsim

@@ -253,7 +253,7 @@ std::string vram_summary(const Json& state) {
   return s;
 }
 
-std::string status_csv_header() { return "time_s,node,used_gpu,used_vram_mb,total_vram_mb,used_cpu"; }
+std::string status_csv_header() { return csv_header(status_timeline_columns::all); }
 
 std::vector<std::string> status_csv_rows(const Json& state, SimTime now) {
   std::vector<std::string> rows;

@@ -7,8 +7,10 @@
 //   *_gpu_memory memory the driver observes, in bytes, or "NA"
 // The JSON layout, the CLI line and the CSV timeline are described in
 // docs/status.md.
+#include <array>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/cluster_state.hpp"
@@ -45,8 +47,15 @@ std::vector<std::string> format_status_text(const Json& state);
 // free capacity.
 std::string vram_summary(const Json& state);
 
-// Timeline CSV: one row per node per sample.
-std::string status_csv_header();  // "time_s,node,used_gpu,used_vram_mb,total_vram_mb,used_cpu"
+// Timeline CSV (--status-every): one row per node per sample, these
+// columns, which `vramsim report` reads back by name.
+namespace status_timeline_columns {
+inline constexpr std::string_view time_s = "time_s", node = "node", used_gpu = "used_gpu",
+                                  used_vram_mb = "used_vram_mb", total_vram_mb = "total_vram_mb",
+                                  used_cpu = "used_cpu";
+inline constexpr std::array<std::string_view, 6> all = {time_s, node, used_gpu, used_vram_mb, total_vram_mb, used_cpu};
+}  // namespace status_timeline_columns
+std::string status_csv_header();  // the columns' header line
 std::vector<std::string> status_csv_rows(const Json& state, SimTime now);
 
 }  // namespace vramsim

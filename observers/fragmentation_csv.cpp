@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/csv_columns.hpp"
+#include "engine/csv.hpp"
 #include "engine/format.hpp"
 
 namespace vramsim {
@@ -12,8 +14,7 @@ FragmentationCsv::FragmentationCsv(const Scenario& sc, const std::string& path, 
                                    const std::vector<TaskShape>& typical)
     : placement_(std::move(placement)), nodes_path_(nodes_path), csv_(std::make_unique<OutputFile>(path)),
       meter_(typical) {
-  csv_->write("arrival,time_s,pod,placement,pod_gpus,arrived_gpus,arrived_share,gpus,allocated_gpus,"
-              "unallocated_gpus,fragmented_gpus,nodes_fragmented,node_fragmentation_max\n");
+  csv_->write(csv_header(frag_columns::all) + "\n");
   std::map<std::string, double> demand;
   for (std::size_t i = 0; i < sc.apps.size() && i < tasks.size(); ++i)
     demand[sc.apps[i].id] = to_double(tasks[i].gpus) * std::max(1, sc.apps[i].replicas);
@@ -40,8 +41,8 @@ void FragmentationCsv::rows(SimTime upto) {
   for (; written_ < arrivals_.size() && arrivals_[written_].at <= upto; ++written_) {
     const Arrival& a = arrivals_[written_];
     arrived_gpus_ += a.gpus;
-    csv_->write(std::to_string(written_ + 1) + "," + format_number(to_seconds(a.at)) + "," + a.app + "," +
-                placement_ + "," + format_amount(a.gpus) + "," + format_amount(arrived_gpus_) + "," +
+    csv_->write(std::to_string(written_ + 1) + "," + format_number(to_seconds(a.at)) + "," + csv_field(a.app) + "," +
+                csv_field(placement_) + "," + format_amount(a.gpus) + "," + format_amount(arrived_gpus_) + "," +
                 format_amount(c.gpus > 0 ? arrived_gpus_ / c.gpus : 0) + state);
   }
 }
@@ -51,9 +52,9 @@ void FragmentationCsv::close(SimTime) {
   csv_->close();
   if (nodes_path_.empty()) return;
   OutputFile nodes(nodes_path_);
-  nodes.write("node,model,gpus,allocated_gpus,fragmented_gpus,cpus_free\n");
+  nodes.write(csv_header(frag_node_columns::all) + "\n");
   for (const auto& n : meter_.per_node(ctx().cluster))
-    nodes.write(n.node + "," + n.model + "," + std::to_string(n.gpus) + "," + format_amount(n.allocated) + "," +
+    nodes.write(csv_field(n.node) + "," + csv_field(n.model) + "," + std::to_string(n.gpus) + "," + format_amount(n.allocated) + "," +
                 format_amount(n.fragmented) + "," + format_amount(n.cpus_free) + "\n");
   nodes.close();
 }

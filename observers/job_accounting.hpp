@@ -3,7 +3,7 @@
 // in either world: jobs sbatch accepted and refused, scale-ups and
 // scale-downs, overbooked devices, refused deployments, the GPU time the
 // jobs held (GPUs x time RUNNING) and how long they queued, and the jobs a
-// completed shutdown left. The world's own account (runner/sim_world.cpp,
+// completed shutdown left. The world's own account (runner/simulation.cpp,
 // live/live_head.cpp) adds how each job ended.
 #include <map>
 #include <optional>

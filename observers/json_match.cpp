@@ -1,5 +1,7 @@
 #include "observers/json_match.hpp"
 
+#include "engine/json_path.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -16,17 +18,12 @@ bool json_matches(const Json& want, const Json& got) {
   return want == got;
 }
 
-const Json* lookup_path(const Json& doc, const std::string& dotted) {
-  const Json* cur = &doc;
-  std::size_t at = 0;
-  while (at < dotted.size()) {  // the parts std::getline on '.' gives
-    const std::size_t dot = std::min(dotted.find('.', at), dotted.size());
-    const std::string part = dotted.substr(at, dot - at);
-    if (!cur->is_object() || !cur->contains(part)) return nullptr;
-    cur = &(*cur)[part];
-    at = dot + 1;
+const Json* lookup_path(const Json& doc, const std::string& path) {
+  try {
+    return json_at_path(doc, json_path_steps(path));
+  } catch (const std::invalid_argument&) {
+    return nullptr;  // no such field
   }
-  return cur;
 }
 
 }  // namespace vramsim

@@ -9,8 +9,8 @@ namespace vramsim {
 // `want` is in `got`: numbers within 1e-9 (relative, at least absolute),
 // objects by their keys (a subset), anything else equal.
 bool json_matches(const Json& want, const Json& got);
-// "nodes.node-1.used_vram_mb" -> that value in a status document; nullptr
-// where a step is missing.
-const Json* lookup_path(const Json& doc, const std::string& dotted);
+// "nodes.node-1.used_vram_mb" (or a JSON pointer) -> that value in a
+// status document; nullptr where a step is missing (engine/json_path.hpp).
+const Json* lookup_path(const Json& doc, const std::string& path);
 
 }  // namespace vramsim

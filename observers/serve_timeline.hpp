@@ -10,11 +10,6 @@
 
 namespace vramsim {
 
-// The timeline's columns, as `vramsim report` reads them by name.
-inline constexpr const char* kServeTimelineHeader =
-    "time_s,app,arrival_rate_per_s,completed,never,latency_p50_s,latency_p95_s,latency_p99_s,replicas,"
-    "ongoing_requests,window_s,slo_latency_s";
-
 class ServeTimeline final : public RunObserver {
  public:
   ServeTimeline(const std::string& path, Duration window);

@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "engine/text.hpp"
 #include "engine/random.hpp"
 #include "runner/simulation.hpp"
 
@@ -18,18 +19,6 @@ namespace vramsim {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-bool parse_double(const std::string& s, double& v) {
-  if (s.empty()) return false;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  return ec == std::errc() && p == s.data() + s.size() && std::isfinite(v);
-}
-
-bool parse_i64(const std::string& s, long long& v) {
-  if (s.empty()) return false;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  return ec == std::errc() && p == s.data() + s.size();
-}
 
 // splitmix64 as a stream (engine/random.hpp's finaliser over a golden-ratio
 // counter): the same resamples everywhere.
@@ -85,7 +74,9 @@ Slo parse_slo_arg(const std::string& text) {
   s.op = text[at] == '<' ? (eq ? Slo::Op::AtMost : Slo::Op::Below) : (eq ? Slo::Op::AtLeast : Slo::Op::Above);
   const std::string v = trimmed(text.substr(at + (eq ? 2 : 1)));
   s.text = s.metric + text.substr(at, eq ? 2 : 1) + v;
-  if (!parse_double(v, s.value)) throw PlanError(what);
+  const auto value = parse_double(v);
+  if (!value) throw PlanError(what);
+  s.value = *value;
   if (!find_run_metric(s.metric))
     throw PlanError("--slo '" + text + "': '" + s.metric + "' is not a run metric (docs/sweeps.md lists them)");
   const double hi = metric_upper_limit(s.metric);
@@ -114,8 +105,9 @@ SweepParam parse_vary(const std::string& arg) {
         first = false;
       };
       if (dots != std::string::npos) {
-        long long a = 0, b = 0;
-        if (!parse_i64(tok.substr(0, dots), a) || !parse_i64(tok.substr(dots + 2), b) || b < a || b - a >= 100000)
+        const auto lo = parse_integer<long long>(tok.substr(0, dots)), hi = parse_integer<long long>(tok.substr(dots + 2));
+        const long long a = lo.value_or(0), b = hi.value_or(0);
+        if (!lo || !hi || b < a || b - a >= 100000)
           throw PlanError("--vary '" + arg + "': '" + tok + "': expected an integer range A..B with A <= B, at most " +
                           "100000 values");
         for (long long x = a; x <= b; ++x) add(std::to_string(x));

@@ -12,6 +12,8 @@
 
 #include <unistd.h>
 
+#include "engine/json_path.hpp"
+#include "engine/text.hpp"
 #include "analysis/report.hpp"
 #include "runner/simulation.hpp"
 #include "runner/sweep_parts.hpp"
@@ -55,10 +57,11 @@ bool bare_word(const std::string& s) {
   return true;
 }
 
-bool parse_u64(const std::string& s, std::uint64_t& v) {
-  if (s.empty()) return false;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  return ec == std::errc() && p == s.data() + s.size();
+// The whole of `s` as an unsigned integer into `v`.
+bool parse_u64(std::string_view s, std::uint64_t& v) {
+  const auto x = parse_integer<std::uint64_t>(s);
+  if (x) v = *x;
+  return x.has_value();
 }
 
 std::string csv_row(const SweepGrid& grid, std::size_t index, const RunResult& r) {
@@ -99,35 +102,11 @@ SweepParam parse_set(const std::string& arg) {
 }
 
 std::vector<std::string> split_path(const std::string& path) {
-  std::vector<std::string> out;
-  if (path.empty()) throw SweepError("--set: empty path");
-  if (path[0] == '/') {
-    std::string cur;
-    for (std::size_t i = 1; i <= path.size(); ++i) {
-      if (i == path.size() || path[i] == '/') {
-        out.push_back(cur);
-        cur.clear();
-      } else if (path[i] == '~') {
-        if (i + 1 < path.size() && (path[i + 1] == '0' || path[i + 1] == '1')) cur += path[++i] == '0' ? '~' : '/';
-        else throw SweepError("--set " + path + ": '~' must be followed by 0 or 1 in a JSON pointer");
-      } else {
-        cur += path[i];
-      }
-    }
-  } else {
-    std::string cur;
-    for (std::size_t i = 0; i <= path.size(); ++i) {
-      if (i == path.size() || path[i] == '.') {
-        out.push_back(cur);
-        cur.clear();
-      } else {
-        cur += path[i];
-      }
-    }
+  try {
+    return json_path_steps(path);
+  } catch (const std::invalid_argument& e) {
+    throw SweepError(path.empty() ? std::string("--set: empty path") : "--set " + path + ": " + e.what());
   }
-  for (const auto& t : out)
-    if (t.empty()) throw SweepError("--set " + path + ": empty step in the path");
-  return out;
 }
 
 void set_at_path(Json& doc, const std::vector<std::string>& tokens, const Json& value, const std::string& path) {

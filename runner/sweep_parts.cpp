@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/text.hpp"
 #include "runner/sweep.hpp"
 
 namespace vramsim {
@@ -16,10 +17,10 @@ namespace {
 
 constexpr const char* kMagic = "vramsim-sweep-part 1";
 
-bool parse_size(const std::string& s, std::size_t& v) {
-  if (s.empty()) return false;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  return ec == std::errc() && p == s.data() + s.size();
+bool parse_size(std::string_view s, std::size_t& v) {
+  const auto x = parse_integer<std::size_t>(s);
+  if (x) v = *x;
+  return x.has_value();
 }
 
 bool is_hex64(const std::string& s) {
@@ -48,26 +49,12 @@ bool is_final_state(const std::string& s) {
 
 }  // namespace
 
-namespace {
-
-std::string hex_of(const unsigned char* md, unsigned int len) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) {
-    out.push_back(digits[md[i] >> 4]);
-    out.push_back(digits[md[i] & 0xf]);
-  }
-  return out;
-}
-
-}  // namespace
-
 std::string sha256_hex(std::string_view bytes) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   if (EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr) != 1)
     throw std::runtime_error("SHA-256 failed");
-  return hex_of(md, len);
+  return to_hex(std::string_view(reinterpret_cast<const char*>(md), len));
 }
 
 // Streamed in 1 MiB blocks: the file (the binary itself, 100 MiB and more
@@ -88,7 +75,7 @@ std::optional<std::string> file_sha256(const std::string& path) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   if (EVP_DigestFinal_ex(ctx.get(), md, &len) != 1) throw std::runtime_error("SHA-256 failed");
-  return hex_of(md, len);
+  return to_hex(std::string_view(reinterpret_cast<const char*>(md), len));
 }
 
 std::string format_part_stamp(const PartStamp& s) {

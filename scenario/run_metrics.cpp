@@ -7,16 +7,16 @@ namespace {
 
 using V = std::optional<double>;
 constexpr std::string_view kJobs = "observers/job_accounting.cpp";
-constexpr std::string_view kWorld = "the world's account: runner/sim_world.cpp, live/live_head.cpp";
+constexpr std::string_view kWorld = "the world's account: runner/simulation.cpp (SimWorldAccount), live/live_head.cpp (LiveWorldAccount)";
 constexpr std::string_view kUsage = "observers/usage_integrals.cpp";
 constexpr std::string_view kDriver = "runner/scenario_driver.cpp";
 constexpr std::string_view kApps = "observers/app_outcomes.cpp";
 constexpr std::string_view kServing = "observers/serving_outcomes.cpp";
-constexpr std::string_view kTimeLimit = "runner/sim_world.cpp";
+constexpr std::string_view kTimeLimit = "runner/simulation.cpp (SimWorldAccount)";
 constexpr std::string_view kCost = "observers/cost.cpp";
 constexpr std::string_view kSamples = "observers/utilisation_samples.cpp";
 constexpr std::string_view kUnplaced = "observers/unplaced_demands.cpp";
-constexpr std::string_view kBackground = "runner/sim_world.cpp";
+constexpr std::string_view kBackground = "runner/simulation.cpp (SimWorldAccount)";
 
 // Sampled means exist with a workload's utilisation samples, background
 // figures with a background load.
@@ -72,7 +72,7 @@ const std::array kTable = {
     RunMetricSpec{"gpu_hours_allocated", "GPU-h",
                   "each worker job's GPUs x its time RUNNING (`job_started` to `job_ended`, or to the end of the "
                   "run); in the `exclusive` partition a job holds every GPU of its node",
-                  "observers/job_accounting.cpp; in the exclusive partition runner/sim_world.cpp",
+                  "observers/job_accounting.cpp; in the exclusive partition runner/simulation.cpp (SimWorldAccount)",
                   [](const RunMetrics& m) -> V { return m.gpu_hours_allocated; }},
     RunMetricSpec{"gpu_hours_booked", "GPU-h",
                   "GPUs booked by replicas (node GPU totals minus available, fractions included, head included) "

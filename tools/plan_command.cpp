@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/text.hpp"
 #include "analysis/report.hpp"
 #include "engine/output_file.hpp"
 #include "runner/plan.hpp"
@@ -70,14 +71,6 @@ struct RoundFailed {
   int status;
 };
 
-std::optional<double> cell_number(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  double v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
 // One round's job array script: task I runs `vramsim sweep` on
 // configuration I and its seed batch into the part file files[I] (an old one
 // removed first).
@@ -129,7 +122,7 @@ std::vector<std::vector<std::optional<double>>> read_plan_part(const std::string
     if (cells.size() != header.size())
       fail(file + ": line " + std::to_string(line) + ": expected " + std::to_string(header.size()) + " fields");
     std::vector<std::optional<double>> v;
-    for (std::size_t k : at) v.push_back(cell_number(cells[k]));
+    for (std::size_t k : at) v.push_back(parse_double(cells[k], false));
     out.push_back(std::move(v));
   }
   if (out.size() != rows)

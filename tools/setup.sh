@@ -10,7 +10,7 @@ packages=(
   # Ray Serve config files (vramsim import/export ray-serve)
   libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  # the scheduler cross-check (tests/workload/ref_sched.py) and tools/bench-replay
+  # the scheduler cross-check (tests/backends/ref_sched.py) and tools/bench-replay
   python3
   # `import vramsim` (python/, docs/python.md): the module, NumPy for its
   # request columns; its tests (pytest) and the example notebook, run

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "engine/text.hpp"
 #include "workload/workload_file.hpp"
 
 namespace vramsim {
@@ -34,12 +35,6 @@ std::string quote(std::string_view t) {
 }
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 class LineParser {
  public:

@@ -6,30 +6,13 @@
 #include <fstream>
 #include <vector>
 
+#include "engine/csv.hpp"
+#include "engine/text.hpp"
 #include "engine/format.hpp"
 
 namespace vramsim {
 
 namespace {
-
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : line) {
-    if (c == ',') { out.push_back(cur); cur.clear(); }
-    else if (c != '\r') cur += c;
-  }
-  out.push_back(cur);
-  return out;
-}
-
-bool parse_double(const std::string& s, double& x) {
-  if (s.empty()) return false;
-  const char* b = s.data();
-  const char* e = s.data() + s.size();
-  auto r = std::from_chars(b, e, x);
-  return r.ec == std::errc() && r.ptr == e && std::isfinite(x);
-}
 
 std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
   y -= m <= 2;
@@ -62,19 +45,24 @@ void read_rows(const TrafficTraceOptions& o, Table& t, F&& f) {
   std::ifstream in(o.path);
   if (!in) throw WorkloadError(o.path, 0, "file", "cannot be read (does it exist?)");
   t.file = o.path;
-  std::string line;
-  if (!std::getline(in, line)) throw WorkloadError(o.path, 1, "header", "the file is empty");
-  t.header = split_csv(line);
+  std::size_t n = 0;
+  // One CSV record at a time (engine/csv.hpp: quoted fields, CRLF line ends).
+  auto record = [&](std::vector<std::string>& cells) {
+    try {
+      return read_csv_record(in, cells, n, o.path);
+    } catch (const InputFileError& e) {
+      throw WorkloadError(o.path, n, "row", e.what());
+    }
+  };
+  if (!record(t.header)) throw WorkloadError(o.path, 1, "header", "the file is empty");
   for (std::size_t i = 0; i < t.header.size(); ++i) t.column[t.header[i]] = i;
   std::vector<std::pair<std::size_t, std::string>> want;
   for (const auto& [k, v] : o.filter) want.emplace_back(t.col(k), v);
   if (o.app_column) want.emplace_back(t.col(*o.app_column), o.app_id);
-  std::size_t n = 1;
   std::uint64_t kept = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    if (line.empty() || line == "\r") continue;
-    auto fields = split_csv(line);
+  std::vector<std::string> fields;
+  while (record(fields)) {
+    if (fields.size() == 1 && fields[0].empty()) continue;  // a blank line
     if (fields.size() != t.header.size())
       throw WorkloadError(o.path, n, "row", "expected " + std::to_string(t.header.size()) + " fields, got " +
                                                 std::to_string(fields.size()));
@@ -89,11 +77,11 @@ void read_rows(const TrafficTraceOptions& o, Table& t, F&& f) {
 
 double field_number(const Table& t, std::size_t line, const std::vector<std::string>& f, std::size_t c,
                     double min, double max) {
-  double x = 0;
-  if (!parse_double(f[c], x) || x < min || x > max)
+  const auto x = parse_double(f[c]);
+  if (!x || *x < min || *x > max)
     throw WorkloadError(t.file, line, t.header[c], "expected a number in [" + format_number(min) + ", " +
                                                        format_number(max) + "], got '" + f[c] + "'");
-  return x;
+  return *x;
 }
 
 double field_time(const Table& t, std::size_t line, const std::vector<std::string>& f, std::size_t c) {

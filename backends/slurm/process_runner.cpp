@@ -1,5 +1,7 @@
 #include "backends/slurm/process_runner.hpp"
 
+#include "engine/time.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -36,11 +38,6 @@ constexpr milliseconds kPipeGrace{1000};
 constexpr milliseconds kMaxPoll{50};
 
 std::string errno_text(int err) { return std::strerror(err); }
-
-std::string format_duration(milliseconds d) {
-  if (d.count() % 1000 == 0) return std::to_string(d.count() / 1000) + " s";
-  return std::to_string(d.count()) + " ms";
-}
 
 bool is_executable_file(const std::string& path) {
   struct stat st {};
@@ -237,7 +234,7 @@ void kill_child(pid_t pid, bool its_group) {
 std::string CommandResult::describe() const {
   const std::string who = (program.empty() ? std::string("command") : program) + ": ";
   if (!spawn_error.empty()) return who + "could not start: " + spawn_error;
-  if (timed_out) return who + "timed out after " + format_duration(timeout);
+  if (timed_out) return who + "timed out after " + format_duration(std::chrono::duration_cast<std::chrono::microseconds>(timeout).count());
   if (signal != 0) return who + "killed by signal " + std::to_string(signal);
   if (exit_code < 0) return who + "exit status unknown (the child was reaped elsewhere)";
   std::string line = first_line(err);

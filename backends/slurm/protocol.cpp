@@ -53,16 +53,6 @@ std::string encode_line(const Json& message) {
 
 // ---- hex, HMAC, nonce ------------------------------------------------------
 
-std::string to_hex(std::string_view bytes) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out.push_back(digits[c >> 4]);
-    out.push_back(digits[c & 0xf]);
-  }
-  return out;
-}
 
 namespace {
 int hex_value(char c) {

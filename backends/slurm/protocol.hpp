@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backends/slurm/ids.hpp"
+#include "engine/text.hpp"
 #include "engine/trace.hpp"  // Json
 
 namespace vramsim::slurm {
@@ -48,7 +49,6 @@ class LineSplitter {
 // One message as it goes on the wire: compact JSON and '\n'.
 std::string encode_line(const Json& message);
 
-std::string to_hex(std::string_view bytes);
 // Lower- or upper-case hex -> bytes; nullopt on odd length or a non-hex digit.
 std::optional<std::string> from_hex(std::string_view hex);
 

@@ -30,6 +30,7 @@
 #include "engine/executor.hpp"
 #include "engine/trace.hpp"
 #include "models/advertisement.hpp"
+#include "models/worker_sbatch_script.hpp"
 
 namespace vramsim {
 

@@ -1,3 +1,4 @@
+#include "engine/text.hpp"
 #include "backends/slurm/slurm_client.hpp"
 
 #include <pwd.h>
@@ -24,12 +25,7 @@ namespace {
 
 bool contains(const std::string& text, const char* needle) { return text.find(needle) != std::string::npos; }
 
-std::string trim(std::string s) {
-  const char* blanks = " \t\r\n";
-  s.erase(0, s.find_first_not_of(blanks));
-  s.erase(s.find_last_not_of(blanks) + 1);
-  return s;
-}
+std::string trimmed(std::string_view s) { return std::string(trim(s)); }
 
 // Errors of a scancel for jobs already gone; cancelling them is a no-op.
 bool only_gone_jobs(const std::string& err) {
@@ -38,7 +34,7 @@ bool only_gone_jobs(const std::string& err) {
   while (start < err.size()) {
     auto end = err.find('\n', start);
     if (end == std::string::npos) end = err.size();
-    const std::string line = trim(err.substr(start, end - start));
+    const std::string line = trimmed(err.substr(start, end - start));
     start = end + 1;
     if (line.empty()) continue;
     any = true;
@@ -107,7 +103,7 @@ std::optional<JobEnding> parse_sacct_job(const std::string& out, const std::stri
   while (start < out.size()) {
     auto end = out.find('\n', start);
     if (end == std::string::npos) end = out.size();
-    const std::string line = trim(out.substr(start, end - start));
+    const std::string line = trimmed(out.substr(start, end - start));
     start = end + 1;
     std::vector<std::string> f;
     std::size_t pos = 0;
@@ -134,7 +130,7 @@ std::string current_user() {
 std::optional<std::string> parse_sbatch_output(const std::string& out) {
   std::string line = first_line(out);
   line = line.substr(0, line.find(';'));
-  line = trim(line);
+  line = trimmed(line);
   if (line.empty() || !std::all_of(line.begin(), line.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return std::nullopt;
   return line;
@@ -151,7 +147,7 @@ std::optional<std::vector<SqueueJob>> parse_squeue_output(const std::string& out
     start = end + 1;
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (trim(line).empty()) continue;
+    if (trimmed(line).empty()) continue;
     std::array<std::string, 6> f;
     std::size_t pos = 0;
     bool short_line = false;
@@ -174,11 +170,11 @@ std::optional<std::vector<SqueueJob>> parse_squeue_output(const std::string& out
       return std::nullopt;
     }
     SqueueJob j;
-    j.id = trim(f[0]);
+    j.id = trimmed(f[0]);
     j.name = f[1];
-    j.state = trim(f[2]);
-    j.reason = trim(f[3]);
-    j.nodes = trim(f[4]);
+    j.state = trimmed(f[2]);
+    j.reason = trimmed(f[3]);
+    j.nodes = trimmed(f[4]);
     j.comment = f[5] == "(null)" ? "" : f[5];
     auto st = job_state_from_squeue(j.state);
     if (j.id.empty() || !st) {

@@ -1,4 +1,5 @@
 #include "models/advertisement.hpp"
+#include "models/worker_sbatch_script.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

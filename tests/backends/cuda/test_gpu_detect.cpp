@@ -7,7 +7,7 @@
 
 #include "backends/cuda/gpu_detector.hpp"
 #include "backends/cuda/gpu_inventory.hpp"
-#include "tests/cuda/test_support.hpp"
+#include "tests/backends/cuda/test_support.hpp"
 
 namespace vramsim::gpu {
 namespace {

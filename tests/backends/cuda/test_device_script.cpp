@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "tests/cuda/test_support.hpp"
+#include "tests/backends/cuda/test_support.hpp"
 
 #ifdef VRAMSIM_SOURCE_RELATIVE
 

@@ -13,7 +13,7 @@
 #include "backends/cuda/probe_method.hpp"
 #include "backends/cuda/reference_gemm.hpp"
 #include "backends/cuda/sm_clock.hpp"
-#include "tests/cuda/test_support.hpp"
+#include "tests/backends/cuda/test_support.hpp"
 
 namespace vramsim::gpu {
 namespace {

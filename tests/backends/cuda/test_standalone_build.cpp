@@ -10,7 +10,7 @@
 #include <string>
 
 #include "backends/cuda/gpu_detector.hpp"
-#include "tests/cuda/test_support.hpp"
+#include "tests/backends/cuda/test_support.hpp"
 
 #ifdef VRAMSIM_SOURCE_RELATIVE
 

@@ -1,9 +1,7 @@
-// Ray Serve config files in and out. Every rule cites Ray's source at
-// 5866967ffd (schema.py = python/ray/serve/schema.py, config.py =
+// Ray Serve config files in. Every rule cites Ray's source at 5866967ffd
+// (schema.py = python/ray/serve/schema.py, config.py =
 // python/ray/serve/config.py, _private/*): docs/import.md has the table.
 #include "scenario/ray_serve_config.hpp"
-
-#include <yaml-cpp/yaml.h>
 
 #include <cerrno>
 #include <cmath>
@@ -12,12 +10,14 @@
 #include <sstream>
 
 #include "engine/format.hpp"
+#include "scenario/ray_serve_reader.hpp"
 #include "scenario/yaml_document.hpp"
 
 namespace vramsim {
 
-namespace {
+using namespace ray_serve_detail;
 
+namespace {
 
 // The cluster an import gets without --cluster (docs/import.md).
 Json default_cluster() {
@@ -27,109 +27,6 @@ Json default_cluster() {
     "partition": [{"count": 4, "cpus": 32, "memory_gb": 256, "gpus": 1, "gpu": "A100-SXM4-80GB"}]
   })");
 }
-
-const char* kind_of(const Json& v) {
-  if (v.is_null()) return "null";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number()) return "a number";
-  if (v.is_string()) return "a string";
-  if (v.is_array()) return "a list";
-  return "a mapping";
-}
-
-class ServeConfigReader {
- public:
-  ServeConfigReader(const YamlDocument& doc, const std::string& file, std::vector<std::string>& notes)
-      : doc_(doc), file_(file), notes_(notes) {}
-
-  [[noreturn]] void fail(const std::string& path, const std::string& problem) const {
-    throw ScenarioError(file_, doc_.where(path), problem);
-  }
-  // Notes are grouped by what they say: one line each, listing where.
-  void note(const std::string& path, const std::string& text) {
-    auto [it, fresh] = note_index_.emplace(text, notes_.size());
-    if (fresh) notes_.push_back(text + ": " + doc_.where(path));
-    else notes_[it->second] += ", " + doc_.where(path);
-  }
-  std::string where(const std::string& path) const { return doc_.where(path); }
-
-  static std::string at(const std::string& path, const std::string& key) {
-    return path.empty() ? key : path + "." + key;
-  }
-
-  const Json& mapping(const Json& v, const std::string& path) const {
-    if (!v.is_object()) fail(path, std::string("expected a mapping, got ") + kind_of(v));
-    return v;
-  }
-
-  // A number (an integer or a float; YAML booleans are refused) within
-  // [min, max], the lower bound open where `open_min`.
-  // Ray's pydantic reads a string that spells a number as that number (lax
-  // mode): PyYAML leaves "1e3" a string, and Ray takes it as 1000.
-  static std::optional<Json> numeric_string(const Json& v, bool integer) {
-    if (!v.is_string()) return std::nullopt;
-    const std::string t = v.get<std::string>();
-    static const std::regex int_re("^\\s*[-+]?[0-9]+\\s*$");
-    static const std::regex float_re("^\\s*[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?\\s*$");
-    if (std::regex_match(t, int_re)) {
-      errno = 0;
-      const long long x = std::strtoll(t.c_str(), nullptr, 10);
-      if (errno == 0) return Json(static_cast<std::int64_t>(x));
-    }
-    if (!integer && std::regex_match(t, float_re)) return Json(std::strtod(t.c_str(), nullptr));
-    return std::nullopt;
-  }
-
-  double number(const Json& given, const std::string& path, double min, double max, bool open_min) const {
-    const auto parsed = numeric_string(given, false);
-    const Json& v = parsed ? *parsed : given;
-    if (!v.is_number()) fail(path, std::string("expected a number, got ") + kind_of(v));
-    const double x = v.get<double>();
-    if (!std::isfinite(x) || x < min || (open_min && x <= min) || x > max)
-      fail(path, std::string("expected a number ") + (open_min ? "> " : ">= ") + format_number(min) +
-                     (std::isfinite(max) ? " and <= " + format_number(max) : "") + ", got " +
-                     (std::isnan(x) ? std::string("nan") : std::isinf(x) ? std::string(x > 0 ? "inf" : "-inf") : v.dump()));
-    return x;
-  }
-  // An integer (pydantic also takes a float with no fraction) within [min, max].
-  std::int64_t integer(const Json& given, const std::string& path, std::int64_t min, std::int64_t max) const {
-    const auto parsed = numeric_string(given, true);
-    const Json& v = parsed ? *parsed : given;
-    if (!v.is_number() || (v.is_number_float() && v.get<double>() != std::floor(v.get<double>())))
-      fail(path, std::string("expected an integer, got ") + (v.is_number() ? v.dump() : kind_of(v)));
-    const double x = v.get<double>();
-    if (x < static_cast<double>(min) || x > static_cast<double>(max))
-      fail(path, "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " + v.dump());
-    return v.is_number_float() ? static_cast<std::int64_t>(x) : v.get<std::int64_t>();
-  }
-  std::string string(const Json& v, const std::string& path) const {
-    if (!v.is_string()) fail(path, std::string("expected a string, got ") + kind_of(v));
-    return v.get<std::string>();
-  }
-
-  // Ray's LoggingConfig forbids unknown keys (schema.py:124): so does the import.
-  void logging_config(const Json& v, const std::string& path) {
-    if (v.is_null()) return;
-    mapping(v, path);
-    static const std::set<std::string> keys = {"encoding", "log_level", "logs_dir", "enable_access_log",
-                                               "additional_log_standard_attrs"};
-    for (auto it = v.begin(); it != v.end(); ++it)
-      if (!keys.count(it.key()))
-        fail(at(path, it.key()), "unknown field of Ray's LoggingConfig, which refuses unknown fields (expected one of "
-                                 "encoding, log_level, logs_dir, enable_access_log, additional_log_standard_attrs)");
-    if (v.contains("encoding")) {
-      const std::string e = string(v["encoding"], at(path, "encoding"));
-      if (e != "TEXT" && e != "JSON") fail(at(path, "encoding"), "expected TEXT or JSON, got \"" + e + "\"");
-    }
-    note(path, "read, not modelled");
-  }
-
- private:
-  const YamlDocument& doc_;
-  const std::string& file_;
-  std::vector<std::string>& notes_;
-  std::map<std::string, std::size_t> note_index_;
-};
 
 // Ray's get_capacity_adjusted_num_replicas (_private/utils.py:623-646):
 // n x target_capacity / 100 rounded half up, at least 1 unless n or the
@@ -608,131 +505,6 @@ RayServeImport import_ray_serve_document(const YamlDocument& doc, const std::str
     }
     throw ScenarioError(file, where, "vramsim cannot represent it: " + e.path() + ": " + e.problem());
   }
-  return out;
-}
-
-// ---- export ----
-
-namespace {
-
-// A string that would read back as another type ("yes", "123") is quoted.
-void emit_string(YAML::Emitter& y, const std::string& s) {
-  if (yaml_plain_reads_as_string(s)) y << s;
-  else y << YAML::DoubleQuoted << s;
-}
-
-void emit_number(YAML::Emitter& y, double x) {
-  if (x == std::floor(x) && std::fabs(x) < 1e15) y << static_cast<std::int64_t>(x);
-  else y << format_number(x);
-}
-
-}  // namespace
-
-RayServeExport export_ray_serve_config(const Scenario& s) {
-  RayServeExport out;
-  // Applications in order of first appearance; their deployments in app order.
-  std::vector<std::string> order;
-  std::map<std::string, std::vector<const AppSpec*>> by_app;
-  std::map<std::string, std::string> import_paths;
-  for (const auto& a : s.apps) {
-    const std::string app = a.ray_serve ? a.ray_serve->application : a.id;
-    if (!by_app.count(app)) order.push_back(app);
-    by_app[app].push_back(&a);
-    const std::string ip = a.ray_serve ? a.ray_serve->import_path : a.id + ":app";
-    if (!a.ray_serve) out.notes.push_back("app " + a.id + ": import_path " + ip + " is a placeholder (put your module:app)");
-    auto [it, fresh] = import_paths.emplace(app, ip);
-    if (!fresh && it->second != ip)
-      out.notes.push_back("app " + a.id + ": its import_path " + ip + " differs from its application's (" + it->second +
-                          "); the first is written");
-  }
-  std::set<std::string> dropped;
-  YAML::Emitter y;
-  y << YAML::BeginMap << YAML::Key << "applications" << YAML::Value << YAML::BeginSeq;
-  for (const auto& app : order) {
-    y << YAML::BeginMap << YAML::Key << "name" << YAML::Value;
-    emit_string(y, app);
-    y << YAML::Key << "import_path" << YAML::Value;
-    emit_string(y, import_paths.at(app));
-    y << YAML::Key << "deployments" << YAML::Value << YAML::BeginSeq;
-    for (const AppSpec* a : by_app.at(app)) {
-      y << YAML::BeginMap << YAML::Key << "name" << YAML::Value;
-      emit_string(y, a->ray_serve ? a->ray_serve->deployment : a->id);
-      const ServeSpec serve = a->serve.value_or(ServeSpec{});
-      if (!a->serve || !a->serve->autoscaling) y << YAML::Key << "num_replicas" << YAML::Value << a->replicas;
-      y << YAML::Key << "max_ongoing_requests" << YAML::Value << serve.max_ongoing_requests;
-      y << YAML::Key << "max_queued_requests" << YAML::Value << serve.max_queued_requests;
-      if (a->serve && a->serve->autoscaling) {
-        const auto& c = *a->serve->autoscaling;
-        y << YAML::Key << "autoscaling_config" << YAML::Value << YAML::BeginMap;
-        y << YAML::Key << "min_replicas" << YAML::Value << c.min_replicas;
-        y << YAML::Key << "max_replicas" << YAML::Value << c.max_replicas;
-        if (c.initial_replicas) y << YAML::Key << "initial_replicas" << YAML::Value << *c.initial_replicas;
-        y << YAML::Key << "target_ongoing_requests" << YAML::Value;
-        emit_number(y, c.target_ongoing_requests);
-        y << YAML::Key << "metrics_interval_s" << YAML::Value;
-        emit_number(y, c.metrics_interval_s);
-        y << YAML::Key << "look_back_period_s" << YAML::Value;
-        emit_number(y, c.look_back_period_s);
-        y << YAML::Key << "upscale_delay_s" << YAML::Value;
-        emit_number(y, c.upscale_delay_s);
-        y << YAML::Key << "downscale_delay_s" << YAML::Value;
-        emit_number(y, c.downscale_delay_s);
-        if (c.downscale_to_zero_delay_s) {
-          y << YAML::Key << "downscale_to_zero_delay_s" << YAML::Value;
-          emit_number(y, *c.downscale_to_zero_delay_s);
-        }
-        y << YAML::Key << "smoothing_factor" << YAML::Value;
-        emit_number(y, c.smoothing_factor);
-        if (c.upscaling_factor) {
-          y << YAML::Key << "upscaling_factor" << YAML::Value;
-          emit_number(y, *c.upscaling_factor);
-        }
-        if (c.downscaling_factor) {
-          y << YAML::Key << "downscaling_factor" << YAML::Value;
-          emit_number(y, *c.downscaling_factor);
-        }
-        if (c.aggregation_function != MetricAggregation::kMean)
-          y << YAML::Key << "aggregation_function" << YAML::Value << aggregation_name(c.aggregation_function);
-        if (c.policy != "ray") dropped.insert("autoscaling_config.policy " + c.policy + " (vramsim's own)");
-        y << YAML::EndMap;
-      }
-      y << YAML::Key << "ray_actor_options" << YAML::Value << YAML::BeginMap;
-      y << YAML::Key << "num_cpus" << YAML::Value;
-      emit_number(y, a->cpus);
-      const bool gpu = !a->disable_gpu;
-      if (gpu && a->num_gpus) {
-        y << YAML::Key << "num_gpus" << YAML::Value;
-        emit_number(y, *a->num_gpus);
-      } else if (gpu && a->gpu_memory_mb && *a->gpu_memory_mb == -1) {
-        y << YAML::Key << "num_gpus" << YAML::Value << 1;
-      } else if (gpu && a->gpu_memory_mb && *a->gpu_memory_mb > 0) {
-        // What BioEngine asks for on a cluster that advertises VRAM_MB.
-        y << YAML::Key << "num_gpus" << YAML::Value << "0.01";
-      }
-      if (a->memory_bytes > 0) y << YAML::Key << "memory" << YAML::Value << a->memory_bytes;
-      if (gpu && a->gpu_memory_mb && *a->gpu_memory_mb > 0)
-        y << YAML::Key << "resources" << YAML::Value << YAML::BeginMap << YAML::Key << "VRAM_MB" << YAML::Value
-          << *a->gpu_memory_mb << YAML::EndMap;
-      y << YAML::EndMap;
-      y << YAML::EndMap;
-      if (a->disable_gpu && a->gpu_memory_mb && *a->gpu_memory_mb != 0) dropped.insert("disable_gpu (written as no GPU)");
-      if (a->observed_vram_mb) dropped.insert("observed_vram_mb");
-      if (a->cuda_context_mb != s.cuda_context_mb) dropped.insert("cuda_context_mb");
-      if (a->kind != "plain") dropped.insert("kind");
-      if (a->serve) {
-        if (s.traffic.count(a->id)) dropped.insert("serve.traffic");
-        dropped.insert("serve.service_time and the sharing curves (a replica's work)");
-        if (a->serve->request_timeout) dropped.insert("serve.request_timeout_s");
-        if (a->serve->slo_latency) dropped.insert("serve.slo_latency_s");
-      }
-    }
-    y << YAML::EndSeq << YAML::EndMap;
-  }
-  y << YAML::EndSeq << YAML::EndMap;
-  if (!y.good()) throw std::logic_error("export ray-serve: YAML emitter: " + y.GetLastError());
-  out.yaml = std::string(y.c_str()) + "\n";
-  dropped.insert("the cluster, actions and expectations");
-  for (const auto& d : dropped) out.notes.push_back("not part of a Serve config, left out: " + d);
   return out;
 }
 

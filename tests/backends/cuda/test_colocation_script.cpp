@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/cuda/test_support.hpp"
+#include "tests/backends/cuda/test_support.hpp"
 
 #ifdef VRAMSIM_SOURCE_RELATIVE
 

@@ -464,7 +464,7 @@ TEST_F(SlurmLive, UnreachableControllerIsOneClearLineAfterBoundedRetries) {
   auto [id, err2] = submit(script("true"), tag + "#1", &c);
   took = Clock::now() - start;
   EXPECT_FALSE(id);
-  EXPECT_EQ(err2.rfind("slurm controller unreachable: " + c.sbatch + ": timed out after 500 ms; squeue could not "
+  EXPECT_EQ(err2.rfind("slurm controller unreachable: " + c.sbatch + ": timed out after 500ms; squeue could not "
                        "tell whether the job was queued (slurm controller unreachable: ",
                        0),
             0u)

@@ -280,7 +280,7 @@ TEST(ProcessRunner, TimeoutKillsTheWholeProcessGroup) {
   EXPECT_FALSE(r.ok());
   EXPECT_EQ(r.signal, SIGKILL);
   EXPECT_EQ(r.out, "started\n");
-  EXPECT_EQ(r.describe(), "/bin/sh: timed out after 300 ms");
+  EXPECT_EQ(r.describe(), "/bin/sh: timed out after 300ms");
   EXPECT_LT(took, 5s);
   std::ifstream f(pidfile);
   pid_t grandchild = 0;

@@ -91,11 +91,11 @@ std::string join_lines(const std::vector<std::string>& lines) {
   return out;
 }
 
-// Compares `actual` with tests/status/golden/<name>, or rewrites the file when
+// Compares `actual` with tests/models/status-golden/<name>, or rewrites the file when
 // VRAMSIM_UPDATE_GOLDEN=1.
 void check_golden(const std::string& name, const std::string& actual) {
   const std::filesystem::path path =
-      std::filesystem::path(VRAMSIM_SOURCE_DIR) / "tests" / "status" / "golden" / name;
+      std::filesystem::path(VRAMSIM_SOURCE_DIR) / "tests" / "models" / "status-golden" / name;
   const char* update = std::getenv("VRAMSIM_UPDATE_GOLDEN");
   if (update && std::string(update) == "1") {
     std::filesystem::create_directories(path.parent_path());

@@ -3,6 +3,7 @@
 // build_report writes (series, ranges, styles, axes, SLO lines) and the
 // summary's words for what is not drawn.
 #include "analysis/report.hpp"
+#include "engine/stats.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -132,9 +133,10 @@ TEST(Report, EcdfCountsAppsThatNeverRanInTheTotal) {
   EXPECT_EQ(c[0], std::make_pair(10.0, 0.25));
   EXPECT_EQ(c[2], std::make_pair(30.0, 0.75));
   EXPECT_TRUE(ecdf({}, 0).empty());
-  EXPECT_EQ(percentile({5, 1, 4, 2, 3}, 50), 3);
-  EXPECT_EQ(percentile({5, 1, 4, 2, 3}, 95), 5);
-  EXPECT_EQ(percentile({7}, 1), 7);
+  EXPECT_EQ(nearest_rank_percentile({5, 1, 4, 2, 3}, 50), 3);
+  EXPECT_EQ(nearest_rank_percentile({5, 1, 4, 2, 3}, 95), 5);
+  EXPECT_EQ(nearest_rank_percentile({7}, 1), 7);
+  EXPECT_EQ(nearest_rank_percentile({}, 50), std::nullopt);
 }
 
 TEST(Report, CsvRecordsKeepQuotedCommasQuotesAndNewlines) {

@@ -14,7 +14,7 @@
 
 #include "backends/cuda/gpu_detector.hpp"
 #include "backends/cuda/matmul_probe.hpp"
-#include "tests/cuda/test_support.hpp"
+#include "tests/backends/cuda/test_support.hpp"
 
 #if VRAMSIM_CUDA_ENABLED
 #include "backends/cuda/cublaslt_loader.hpp"
