@@ -157,14 +157,70 @@ TEST_F(LiveHead, ColdStartLegacyIsRejectedAsInSimulation) {
   EXPECT_TRUE(queued(run_id).empty());
 }
 
+// The output options `run` and `live` share, each file in `dir`.
+std::vector<std::string> every_output(const std::string& dir) {
+  return {"--status-at", "500s", "--status-every", "30s", "--status-csv", dir + "/status.csv", "--status-json",
+          dir + "/status.json", "--serve-timeline", dir + "/serve.csv", "--serve-window", "60s", "--frag-csv",
+          dir + "/frag.csv", "--frag-nodes-csv", dir + "/frag-nodes.csv", "--chrome-trace", dir + "/chrome.json",
+          "--requests-csv", dir + "/requests.csv", "--summary-json", dir + "/summary.json", "--critical-path"};
+}
+
+std::string first_line_of(const std::string& text) { return text.substr(0, text.find('\n')); }
+std::size_t lines_in(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+
 // Serving traffic live: the head routes each request to the replica
 // process, which sleeps the drawn work (40 s, 2 s of wall time) while it
 // holds others; the request figures come out as in simulation, plus the
-// round trips.
+// round trips. The run asks for every output a simulated run writes, and
+// writes each as the simulation of the same file does (the same columns,
+// rows of the same things).
 TEST_F(LiveHead, ServingRequestsAreSleptByTheReplicaAndMeasured) {
   const std::string run_id = "ts-" + std::to_string(getpid());
-  ASSERT_EQ(run(live_args("serving-live.json", "fixed", run_id), "head"), 0)
-      << slurp(work_ + "/head.out") << slurp(work_ + "/head.err");
+  fs::create_directories(work_ + "/live-out");
+  fs::create_directories(work_ + "/sim-out");
+  auto args = live_args("serving-live.json", "fixed", run_id);
+  for (const auto& a : every_output(work_ + "/live-out")) args.push_back(a);
+  ASSERT_EQ(run(args, "head"), 0) << slurp(work_ + "/head.out") << slurp(work_ + "/head.err");
+  std::vector<std::string> sim_args = {VRAMSIM_BINARY, "run", kScenarios + "serving-live.json", "--policies", "fixed"};
+  for (const auto& a : every_output(work_ + "/sim-out")) sim_args.push_back(a);
+  ASSERT_EQ(run(sim_args, "sim"), 0) << slurp(work_ + "/sim.err");
+  const std::string head_err = slurp(work_ + "/head.err");
+  for (const char* file : {"status.csv", "status.json", "serve.csv", "frag.csv", "frag-nodes.csv", "chrome.json",
+                           "requests.csv", "summary.json"}) {
+    const std::string live_text = slurp(work_ + "/live-out/" + file), sim_text = slurp(work_ + "/sim-out/" + file);
+    ASSERT_FALSE(live_text.empty()) << file << " not written live";
+    EXPECT_NE(head_err.find(" written to " + work_ + "/live-out/" + file), std::string::npos)
+        << "no written line for " << file << ": " << head_err;
+    if (std::string(file).ends_with(".csv")) {
+      EXPECT_EQ(first_line_of(live_text), first_line_of(sim_text)) << file << ": the same columns";
+      // The GPU nodes still up at the end: none once the shutdown drained them.
+      if (std::string(file) != "frag-nodes.csv") {
+        EXPECT_GT(lines_in(live_text), 1u) << file << ": rows";
+      }
+    }
+  }
+  // Rows of the same things: every request, the one deploy, the snapshot
+  // asked for, the run's metrics by the same names.
+  EXPECT_EQ(lines_in(slurp(work_ + "/live-out/requests.csv")), 7u) << "6 requests and the header";
+  EXPECT_EQ(lines_in(slurp(work_ + "/live-out/frag.csv")), 2u) << "one deploy and the header";
+  const Json live_status = Json::parse(slurp(work_ + "/live-out/status.json"));
+  ASSERT_TRUE(live_status.is_array());
+  ASSERT_EQ(live_status.size(), 1u);
+  EXPECT_EQ(live_status[0]["source"], "--status-at");
+  // On the wall clock: at 500 s of scenario time, or a few scaled ms after.
+  EXPECT_GE(live_status[0]["t"].get<SimTime>(), 500 * kSecond);
+  EXPECT_LT(live_status[0]["t"].get<SimTime>(), 510 * kSecond);
+  const Json live_summary = Json::parse(slurp(work_ + "/live-out/summary.json"));
+  const Json sim_summary = Json::parse(slurp(work_ + "/sim-out/summary.json"));
+  std::vector<std::string> live_keys, sim_keys;
+  for (const auto& [k, v] : live_summary.items()) live_keys.push_back(k);
+  for (const auto& [k, v] : sim_summary.items()) sim_keys.push_back(k);
+  EXPECT_EQ(live_keys, sim_keys);
+  EXPECT_EQ(live_summary["req_completed"], 6);
+  const Json chrome = Json::parse(slurp(work_ + "/live-out/chrome.json"));
+  EXPECT_FALSE(chrome["traceEvents"].empty());
+  EXPECT_NE(slurp(work_ + "/head.out").find("critical path of sd to RUNNING"), std::string::npos)
+      << slurp(work_ + "/head.out");
   const std::string out = slurp(work_ + "/head.out");
   const auto table = out.find("\nrequests:\n");
   ASSERT_NE(table, std::string::npos) << out;
