@@ -264,7 +264,7 @@ void explain_frontier(const PlanTable& t, const PlanSlo& s, const PlanPoints& p,
       md << "The chosen configuration lies off the frontier: " << setting(t, *beats) << " measured "
          << figure(p.picked->objective - beats->objective) << " less " << t.objective
          << " with a bound as good. Along a `--monotone` dimension a plan takes each line's first passing value, "
-            "declared no dearer than the values after it (`serving.md`, \"Planning\").\n\n";
+            "declared no dearer than the values after it (`planning.md`).\n\n";
   }
   if (p.never)
     md << p.never << " configuration(s) had a request that never completed in some seed (an infinite " << s.metric

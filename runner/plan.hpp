@@ -1,7 +1,7 @@
 #pragma once
 // A plan: the cheapest configuration of a grid whose service-level
-// objectives hold across seeds at a given confidence (docs/serving.md,
-// "Planning"). The search is a pure function of the grid, the objectives and
+// objectives hold across seeds at a given confidence (docs/planning.md).
+// The search is a pure function of the grid, the objectives and
 // an evaluator that runs (configuration, seeds) tasks: run_plan never runs a
 // scenario itself, so the same search drives threads here or a SLURM job
 // array, and its unit tests feed it figures.
@@ -119,7 +119,7 @@ struct PlanResult {
   TimeLimitTally time_limit;  // over every run of the search
 };
 
-// Searches the grid (docs/serving.md, "Planning"): binary search along the
+// Searches the grid (docs/planning.md): binary search along the
 // last --monotone dimension, pruning, seeds stopped once the verdict is
 // certain. Rounds of tasks go to `evaluate`; the result depends only on the
 // figures, never on how or where they were computed. Throws PlanError for a

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The GenAI Stable Diffusion capacity plan in one command (docs/serving.md,
-# "Planning"): which GPU kind (A10 or A100-SXM4-80GB) and what replica cap
+# The GenAI Stable Diffusion capacity plan in one command (docs/planning.md):
+# which GPU kind (A10 or A100-SXM4-80GB) and what replica cap
 # keep the p99 request latency of the GenTD26 trace under an SLO, at the
 # lowest cost, at the trace's own traffic and at twice it. Writes, into
 # OUT_DIR: one plan CSV per (SLO, traffic scale) with its printed answer, a

@@ -26,21 +26,12 @@ TraceEvent ev(SimTime t, const std::string& kind, Json fields = Json::object()) 
   return TraceEvent{t, trace_kind_named(kind).value(), std::move(fields)};
 }
 
-// A folder of this test's own, removed at the end of the test program.
+// A folder of this test program's own (made at its first use), removed with
+// everything in it when the program exits.
 const std::filesystem::path& temp_dir() {
-  static const std::filesystem::path dir = [] {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "vramsim-report-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    return std::filesystem::path(tmpl);
-  }();
-  return dir;
+  static const testing_support::TestDir dir;
+  return dir.path();
 }
-struct RemoveTempDir {
-  ~RemoveTempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(temp_dir(), ec);
-  }
-} remove_temp_dir;
 
 std::string temp_file(const std::string& name, const std::string& text) {
   const auto p = temp_dir() / name;
